@@ -1,0 +1,34 @@
+# mcp_notes — top-level build.  The extension is built by PGXS in extension/,
+# the gateway by its own Makefile in gateway/.
+
+PG_CONFIG ?= pg_config
+export PG_CONFIG
+
+.PHONY: all extension gateway install check run demo clean
+
+all: extension gateway
+
+extension:
+	$(MAKE) -C extension
+
+gateway:
+	$(MAKE) -C gateway
+
+# Installs the extension into the PostgreSQL that pg_config names (needs
+# write access there: run as root, or as the owner of that installation).
+install: extension
+	$(MAKE) -C extension install
+
+# Every test, against a throw-away cluster; ends with "N passed, N failed".
+check:
+	tests/run-checks
+
+run:
+	scripts/run-local
+
+demo:
+	scripts/demo
+
+clean:
+	$(MAKE) -C extension clean
+	-$(MAKE) -C gateway clean

@@ -1,0 +1,33 @@
+/*
+ * mcp_notes.c
+ *		Module entry point: the magic block and the extension's settings.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/guc.h"
+
+#include "mcp_notes.h"
+
+PG_MODULE_MAGIC;
+
+/* Lifetime of a sealed requestState, in seconds (mcp_notes.state_ttl). */
+int			mcpn_state_ttl = MCPN_STATE_TTL_DEFAULT;
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	DefineCustomIntVariable("mcp_notes.state_ttl",
+							"Lifetime of a sealed requestState, in seconds.",
+							"A state older than this is refused; the user must start the tool call again.",
+							&mcpn_state_ttl,
+							MCPN_STATE_TTL_DEFAULT,
+							10,
+							MCPN_STATE_TTL_MAX,
+							PGC_SUSET,
+							GUC_UNIT_S,
+							NULL, NULL, NULL);
+	MarkGUCPrefixReserved("mcp_notes");
+}
