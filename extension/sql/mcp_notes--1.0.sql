@@ -732,9 +732,9 @@ BEGIN
     END IF;
     SELECT n.* INTO note FROM notes n WHERE n.note_id = chosen_id FOR UPDATE;
     IF NOT FOUND OR NOT uri_contains(workspace, note.uri) THEN
+        note.note_id := chosen_id;    -- a moved note keeps its new uri in the audit
         UPDATE spent_states SET outcome = 'stale' WHERE nonce = state ->> 'nonce';
-        PERFORM _audit(principal, workspace, ROW(chosen_id, NULL, NULL, NULL, NULL, NULL)::notes,
-                       'stale', request_id, gateway_id, client_info);
+        PERFORM _audit(principal, workspace, note, 'stale', request_id, gateway_id, client_info);
         RETURN _tool_result(format('Nothing was deleted: the chosen note no longer exists in %s.', workspace),
                             NULL, true);
     END IF;

@@ -24,7 +24,7 @@ _PG_init(void)
 							"A state older than this is refused; the user must start the tool call again.",
 							&mcpn_state_ttl,
 							MCPN_STATE_TTL_DEFAULT,
-							10,
+							1,
 							MCPN_STATE_TTL_MAX,
 							PGC_SUSET,
 							GUC_UNIT_S,

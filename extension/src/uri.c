@@ -21,6 +21,7 @@
 
 PG_FUNCTION_INFO_V1(mcp_notes_normalize_uri);
 PG_FUNCTION_INFO_V1(mcp_notes_uri_contains);
+PG_FUNCTION_INFO_V1(mcp_notes_uri_problem);
 
 #define FILE_PREFIX		"file://"
 #define FILE_PREFIX_LEN	7
@@ -558,4 +559,25 @@ mcp_notes_uri_contains(PG_FUNCTION_ARGS)
 		PG_RETURN_BOOL(false);
 
 	PG_RETURN_BOOL(mcpn_uri_is_within(nworkspace, ntarget));
+}
+
+/*
+ * _uri_problem(uri text) returns text
+ *		NULL when the URI is well formed, else the sentence saying why not.
+ *		Lets PL/pgSQL callers report a bad URI without catching an error.
+ */
+Datum
+mcp_notes_uri_problem(PG_FUNCTION_ARGS)
+{
+	text	   *uri;
+	char	   *normalized;
+	const char *problem;
+
+	if (arg_too_long(fcinfo, 0))
+		PG_RETURN_TEXT_P(cstring_to_text(P_TOO_LONG));
+
+	uri = PG_GETARG_TEXT_PP(0);
+	if (mcpn_normalize_uri(VARDATA_ANY(uri), VARSIZE_ANY_EXHDR(uri), &normalized, &problem))
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text(problem));
 }
