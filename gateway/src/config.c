@@ -1,0 +1,426 @@
+/*
+ * config.c
+ *		The settings table of mcp-notes-gateway and its loader.
+ *
+ * Every setting is one row below: flag name, environment variable, type,
+ * default and help text.  Defaults, environment parsing, flag parsing and
+ * --help are all generated from the table, so they cannot drift apart.
+ * Precedence: built-in default < environment < command line.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include "log.h"
+
+struct gw_config gw_cfg;
+
+enum setting_type
+{
+	SET_STRING,
+	SET_INT,
+	SET_SIZE					/* bytes, optional k/K or m/M suffix (KiB, MiB) */
+};
+
+struct setting
+{
+	const char *name;			/* --name */
+	const char *env;			/* environment variable, NULL = flag only */
+	enum setting_type type;
+	size_t		offset;			/* into struct gw_config */
+	const char *def;			/* default as text; NULL = unset */
+	long		min;
+	long		max;
+	const char *metavar;
+	const char *help;
+};
+
+#define OFF(f) offsetof(struct gw_config, f)
+
+static const struct setting settings[] = {
+	{"listen", "MCP_NOTES_LISTEN", SET_STRING, OFF(listen), "127.0.0.1:8080", 0, 0,
+	"HOST:PORT", "Address to listen on; [::1]:PORT for IPv6, port 0 picks a free port (logged)."},
+	{"db", "MCP_NOTES_DB", SET_STRING, OFF(db), "", 0, 0,
+	"CONNINFO", "libpq connection string or URI of the database with the mcp_notes extension; empty uses the PG* environment."},
+	{"threads", "MCP_NOTES_THREADS", SET_INT, OFF(threads), "64", 1, 10000,
+	"N", "Maximum concurrent HTTP connections (one thread each); further connections are refused."},
+	{"connection-timeout", "MCP_NOTES_CONNECTION_TIMEOUT", SET_INT, OFF(connection_timeout), "30", 1, 3600,
+	"SECONDS", "Idle HTTP connections (keep-alive included) are closed after this many seconds."},
+	{"pool-size", "MCP_NOTES_POOL_SIZE", SET_INT, OFF(pool_size), "8", 1, 1000,
+	"N", "Maximum database connections."},
+	{"pool-acquire-timeout-ms", "MCP_NOTES_POOL_ACQUIRE_TIMEOUT_MS", SET_INT, OFF(pool_acquire_timeout_ms), "2000", 1, 600000,
+	"MS", "How long a request waits for a pooled connection before failing with HTTP 503."},
+	{"pool-max-lifetime", "MCP_NOTES_POOL_MAX_LIFETIME", SET_INT, OFF(pool_max_lifetime), "3600", 1, 604800,
+	"SECONDS", "Database connections older than this are closed when returned to the pool."},
+	{"max-body", "MCP_NOTES_MAX_BODY", SET_SIZE, OFF(max_body), "1M", 64, 1024L * 1024 * 1024,
+	"BYTES", "Largest accepted request body (suffix k or m for KiB, MiB); larger bodies get HTTP 413."},
+	{"allowed-origins", "MCP_NOTES_ALLOWED_ORIGINS", SET_STRING, OFF(allowed_origins), "", 0, 0,
+	"LIST", "Comma-separated exact Origin values accepted; empty accepts only http(s) origins on localhost, 127.0.0.1 and [::1]. Requests without Origin are always accepted."},
+	{"gateway-id", "MCP_NOTES_GATEWAY_ID", SET_STRING, OFF(gateway_id), "", 0, 0,
+	"ID", "Name of this gateway in logs, audit rows and application_name; default HOSTNAME-PID."},
+	{"log-level", "MCP_NOTES_LOG_LEVEL", SET_STRING, OFF(log_level), "info", 0, 0,
+	"LEVEL", "error, warn, info or debug (debug adds /healthz and /readyz lines)."},
+	{"insecure-dev-principal", NULL, SET_STRING, OFF(insecure_dev_principal), NULL, 0, 0,
+	"NAME", "Development only: no bearer tokens, every request acts as NAME (needs grant_dev_gateway; refused unless listening on loopback)."},
+	{"drain-timeout-ms", "MCP_NOTES_DRAIN_TIMEOUT_MS", SET_INT, OFF(drain_timeout_ms), "10000", 0, 3600000,
+	"MS", "On SIGTERM/SIGINT, how long in-flight requests may finish before queries are cancelled."},
+	{"tool-call-attempts", "MCP_NOTES_TOOL_CALL_ATTEMPTS", SET_INT, OFF(tool_call_attempts), "8", 1, 100,
+	"N", "Attempts of one tools/call on serialization failure or deadlock (SQLSTATE 40001/40P01)."},
+};
+
+#define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+			"Usage: mcp-notes-gateway [OPTION]...\n"
+			"Stateless MCP %s server (Streamable HTTP, POST /mcp) in front of the\n"
+			"PostgreSQL extension mcp_notes.  Endpoints: POST /mcp, GET /healthz, GET /readyz.\n\n"
+			"Options (flag, environment variable, default):\n",
+			GW_PROTOCOL_VERSION);
+	for (size_t i = 0; i < N_SETTINGS; i++)
+	{
+		const struct setting *s = &settings[i];
+		char		flag[80];
+
+		snprintf(flag, sizeof(flag), "--%s %s", s->name, s->metavar);
+		fprintf(out, "  %-36s %s\n", flag, s->help);
+		fprintf(out, "  %-36s [env %s; default %s]\n", "",
+				s->env ? s->env : "none, flag only",
+				s->def == NULL ? "unset" : (s->def[0] == '\0' ? "empty" : s->def));
+	}
+	fprintf(out, "  %-36s %s\n", "--help", "Print this help and exit.");
+	fprintf(out, "  %-36s %s\n", "--version", "Print the version and exit.");
+	fprintf(out, "\nSignals: SIGTERM or SIGINT drain in-flight requests and exit 0.\n");
+}
+
+static bool
+parse_long(const char *text, long *out)
+{
+	char	   *end;
+	long		v;
+
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno != 0 || end == text || *end != '\0')
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool
+parse_size(const char *text, long *out)
+{
+	char	   *end;
+	long		v;
+	long		mult = 1;
+
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno != 0 || end == text || v < 0)
+		return false;
+	if (*end == 'k' || *end == 'K')
+		mult = 1024, end++;
+	else if (*end == 'm' || *end == 'M')
+		mult = 1024 * 1024, end++;
+	if (*end != '\0' || v > LONG_MAX / mult)
+		return false;
+	*out = v * mult;
+	return true;
+}
+
+static int
+apply_setting(const struct setting *s, const char *value, const char *source)
+{
+	char	   *base = (char *) &gw_cfg;
+
+	if (s->type == SET_STRING)
+	{
+		char	  **slot = (char **) (base + s->offset);
+
+		free(*slot);
+		*slot = value ? strdup(value) : NULL;
+		if (value && *slot == NULL)
+			return -1;
+		return 0;
+	}
+	else
+	{
+		long	   *slot = (long *) (base + s->offset);
+		long		v;
+		bool		ok = s->type == SET_INT ? parse_long(value, &v) : parse_size(value, &v);
+
+		if (!ok || v < s->min || v > s->max)
+		{
+			fprintf(stderr, "mcp-notes-gateway: invalid value \"%s\" for %s %s (expected %s in %ld..%ld)\n",
+					value, source, s->name, s->type == SET_INT ? "an integer" : "a size", s->min, s->max);
+			return -1;
+		}
+		*slot = v;
+		return 0;
+	}
+}
+
+static const struct setting *
+find_setting(const char *name, size_t len)
+{
+	for (size_t i = 0; i < N_SETTINGS; i++)
+		if (strlen(settings[i].name) == len && strncmp(settings[i].name, name, len) == 0)
+			return &settings[i];
+	return NULL;
+}
+
+static bool
+addr_is_loopback(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+	{
+		const struct sockaddr_in *in = (const struct sockaddr_in *) sa;
+
+		return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+	}
+	if (sa->sa_family == AF_INET6)
+	{
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *) sa;
+
+		if (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr))
+			return true;
+		if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr))
+			return in6->sin6_addr.s6_addr[12] == 127;
+	}
+	return false;
+}
+
+/* HOST:PORT or [HOST]:PORT -> gw_cfg.listen_addr */
+static int
+resolve_listen(const char *text)
+{
+	char		host[256];
+	const char *port;
+	struct addrinfo hints;
+	struct addrinfo *res = NULL;
+	int			rc;
+
+	if (text[0] == '[')
+	{
+		const char *close = strchr(text, ']');
+
+		if (close == NULL || close[1] != ':' || (size_t) (close - text - 1) >= sizeof(host))
+			goto bad;
+		memcpy(host, text + 1, close - text - 1);
+		host[close - text - 1] = '\0';
+		port = close + 2;
+	}
+	else
+	{
+		const char *colon = strrchr(text, ':');
+
+		if (colon == NULL || (size_t) (colon - text) >= sizeof(host) || strchr(text, ':') != colon)
+			goto bad;
+		memcpy(host, text, colon - text);
+		host[colon - text] = '\0';
+		port = colon + 1;
+	}
+	if (host[0] == '\0' || port[0] == '\0')
+		goto bad;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	rc = getaddrinfo(host, port, &hints, &res);
+	if (rc != 0 || res == NULL)
+	{
+		fprintf(stderr, "mcp-notes-gateway: cannot resolve --listen %s: %s\n", text, gai_strerror(rc));
+		return -1;
+	}
+	memcpy(&gw_cfg.listen_addr, res->ai_addr, res->ai_addrlen);
+	gw_cfg.listen_addrlen = res->ai_addrlen;
+	gw_cfg.listen_ipv6 = res->ai_family == AF_INET6;
+	gw_cfg.listen_loopback = addr_is_loopback(res->ai_addr);
+	freeaddrinfo(res);
+	return 0;
+
+bad:
+	fprintf(stderr, "mcp-notes-gateway: --listen expects HOST:PORT or [IPV6]:PORT, got \"%s\"\n", text);
+	return -1;
+}
+
+static int
+split_origins(const char *list)
+{
+	const char *p = list;
+
+	while (*p)
+	{
+		const char *start;
+		const char *end;
+		char	  **grown;
+
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		if (*p == '\0')
+			break;
+		start = p;
+		while (*p && *p != ',')
+			p++;
+		end = p;
+		while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
+			end--;
+		grown = realloc(gw_cfg.origins, (gw_cfg.n_origins + 1) * sizeof(char *));
+		if (grown == NULL)
+			return -1;
+		gw_cfg.origins = grown;
+		gw_cfg.origins[gw_cfg.n_origins] = strndup(start, end - start);
+		if (gw_cfg.origins[gw_cfg.n_origins] == NULL)
+			return -1;
+		gw_cfg.n_origins++;
+	}
+	return 0;
+}
+
+int
+config_load(int argc, char **argv)
+{
+	memset(&gw_cfg, 0, sizeof(gw_cfg));
+
+	for (size_t i = 0; i < N_SETTINGS; i++)
+		if (settings[i].def && apply_setting(&settings[i], settings[i].def, "default") != 0)
+			return -1;
+
+	for (size_t i = 0; i < N_SETTINGS; i++)
+	{
+		const char *v;
+
+		if (settings[i].env == NULL || (v = getenv(settings[i].env)) == NULL)
+			continue;
+		if (apply_setting(&settings[i], v, settings[i].env) != 0)
+			return -1;
+	}
+
+	for (int i = 1; i < argc; i++)
+	{
+		const char *arg = argv[i];
+		const char *name;
+		const char *eq;
+		const char *value;
+		const struct setting *s;
+
+		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
+		{
+			usage(stdout);
+			return 1;
+		}
+		if (strcmp(arg, "--version") == 0)
+		{
+			printf("mcp-notes-gateway %s (MCP %s)\n", GW_VERSION, GW_PROTOCOL_VERSION);
+			return 1;
+		}
+		if (strncmp(arg, "--", 2) != 0)
+		{
+			fprintf(stderr, "mcp-notes-gateway: unexpected argument \"%s\" (try --help)\n", arg);
+			return -1;
+		}
+		name = arg + 2;
+		eq = strchr(name, '=');
+		s = find_setting(name, eq ? (size_t) (eq - name) : strlen(name));
+		if (s == NULL)
+		{
+			fprintf(stderr, "mcp-notes-gateway: unknown option \"%s\" (try --help)\n", arg);
+			return -1;
+		}
+		if (eq)
+			value = eq + 1;
+		else if (i + 1 < argc)
+			value = argv[++i];
+		else
+		{
+			fprintf(stderr, "mcp-notes-gateway: option --%s needs a value\n", s->name);
+			return -1;
+		}
+		if (apply_setting(s, value, "option --") != 0)
+			return -1;
+	}
+
+	/* derived values and cross-checks */
+	gw_cfg.log_level_num = log_level_from_name(gw_cfg.log_level);
+	if (gw_cfg.log_level_num < 0)
+	{
+		fprintf(stderr, "mcp-notes-gateway: --log-level must be error, warn, info or debug\n");
+		return -1;
+	}
+	if (gw_cfg.gateway_id == NULL || gw_cfg.gateway_id[0] == '\0')
+	{
+		char		host[256] = "gateway";
+		char		id[300];
+
+		if (gethostname(host, sizeof(host)) != 0)
+			strcpy(host, "gateway");
+		host[sizeof(host) - 1] = '\0';
+		snprintf(id, sizeof(id), "%s-%ld", host, (long) getpid());
+		free(gw_cfg.gateway_id);
+		gw_cfg.gateway_id = strdup(id);
+		if (gw_cfg.gateway_id == NULL)
+			return -1;
+	}
+	if (strlen(gw_cfg.gateway_id) > 63)
+	{
+		fprintf(stderr, "mcp-notes-gateway: --gateway-id must be at most 63 bytes (it is the application_name)\n");
+		return -1;
+	}
+	for (const char *p = gw_cfg.gateway_id; *p; p++)
+		if ((unsigned char) *p < 0x21 || (unsigned char) *p > 0x7e)
+		{
+			fprintf(stderr, "mcp-notes-gateway: --gateway-id must be printable ASCII without spaces\n");
+			return -1;
+		}
+	if (resolve_listen(gw_cfg.listen) != 0)
+		return -1;
+	if (split_origins(gw_cfg.allowed_origins) != 0)
+		return -1;
+	if (gw_cfg.insecure_dev_principal != NULL)
+	{
+		if (gw_cfg.insecure_dev_principal[0] == '\0')
+		{
+			fprintf(stderr, "mcp-notes-gateway: --insecure-dev-principal needs a principal name\n");
+			return -1;
+		}
+		if (!gw_cfg.listen_loopback)
+		{
+			fprintf(stderr, "mcp-notes-gateway: refusing --insecure-dev-principal: it turns authentication off, "
+					"so the gateway must listen on a loopback address only (not %s)\n", gw_cfg.listen);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void
+config_free(void)
+{
+	char	   *base = (char *) &gw_cfg;
+
+	for (size_t i = 0; i < N_SETTINGS; i++)
+		if (settings[i].type == SET_STRING)
+		{
+			char	  **slot = (char **) (base + settings[i].offset);
+
+			free(*slot);
+			*slot = NULL;
+		}
+	for (size_t i = 0; i < gw_cfg.n_origins; i++)
+		free(gw_cfg.origins[i]);
+	free(gw_cfg.origins);
+	gw_cfg.origins = NULL;
+	gw_cfg.n_origins = 0;
+}

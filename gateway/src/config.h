@@ -1,0 +1,64 @@
+/*
+ * config.h
+ *		Settings of mcp-notes-gateway: one table drives defaults, environment,
+ *		flags and --help.
+ *
+ * gw_cfg is written only by config_load() in main() before any thread starts
+ * and is read-only afterwards, so it needs no lock.
+ */
+#ifndef GW_CONFIG_H
+#define GW_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+#define GW_SERVER_NAME		"mcp-notes"
+#define GW_VERSION			"1.0.0"
+#define GW_PROTOCOL_VERSION	"2026-07-28"
+
+/* Fixed limits (not settings: changing them changes behaviour, not deployment). */
+#define GW_JSON_MAX_DEPTH		64			/* nesting of request bodies */
+#define GW_THREAD_STACK_SIZE	(512 * 1024)	/* per connection thread */
+#define GW_CONNECTION_MEMORY	(64 * 1024)		/* MHD per-connection buffer (headers) */
+#define GW_MAX_TOKEN_LEN		1024		/* longer bearer tokens are refused unseen */
+
+struct gw_config
+{
+	/* settings (see the table in config.c) */
+	char	   *listen;
+	char	   *db;
+	long		threads;
+	long		connection_timeout;
+	long		pool_size;
+	long		pool_acquire_timeout_ms;
+	long		pool_max_lifetime;
+	long		max_body;
+	char	   *allowed_origins;
+	char	   *gateway_id;
+	char	   *log_level;
+	char	   *insecure_dev_principal;
+	long		drain_timeout_ms;
+	long		tool_call_attempts;
+
+	/* derived by config_load() */
+	struct sockaddr_storage listen_addr;
+	socklen_t	listen_addrlen;
+	bool		listen_ipv6;
+	bool		listen_loopback;
+	char	  **origins;		/* parsed --allowed-origins; NULL when none */
+	size_t		n_origins;
+	int			log_level_num;
+};
+
+extern struct gw_config gw_cfg;
+
+/*
+ * Fill gw_cfg from defaults, then the environment, then argv.
+ * Returns 0 to run, 1 when the program should exit 0 (--help, --version),
+ * -1 after printing an error (exit 2).
+ */
+extern int	config_load(int argc, char **argv);
+extern void config_free(void);
+
+#endif							/* GW_CONFIG_H */

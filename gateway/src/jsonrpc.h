@@ -1,0 +1,64 @@
+/*
+ * jsonrpc.h
+ *		JSON-RPC 2.0 envelope: strict parsing, shape validation, responses.
+ */
+#ifndef GW_JSONRPC_H
+#define GW_JSONRPC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <json-c/json.h>
+
+/* JSON-RPC 2.0 */
+#define RPC_PARSE_ERROR			(-32700)
+#define RPC_INVALID_REQUEST		(-32600)
+#define RPC_METHOD_NOT_FOUND	(-32601)
+#define RPC_INVALID_PARAMS		(-32602)
+#define RPC_INTERNAL_ERROR		(-32603)
+/* implementation-defined (-32000..-32019): authentication required/failed */
+#define RPC_UNAUTHORIZED		(-32001)
+/* MCP 2026-07-28 */
+#define RPC_HEADER_MISMATCH		(-32020)
+#define RPC_MISSING_CAPABILITY	(-32021)
+#define RPC_UNSUPPORTED_VERSION	(-32022)
+
+struct rpc_msg
+{
+	json_object *root;			/* the whole body (owned by the caller) */
+	json_object *id;			/* a valid id (string or integer), or NULL */
+	bool		has_id;			/* member "id" present: a request, not a notification */
+	const char *method;			/* NUL-free (the parser refuses \u0000) */
+	json_object *params;		/* object, or NULL when absent */
+};
+
+/*
+ * Parse a request body strictly (RFC 8259; UTF-8; depth limit; no duplicate
+ * member names; no \u0000; no lone surrogates; integers must fit 64 bits).
+ * Returns 0 with *out set (NULL for a JSON null), or -1 with *why set to a
+ * static message.
+ */
+extern int	jsonrpc_parse(const char *buf, size_t len, int max_depth, json_object **out, const char **why);
+
+/*
+ * Check the JSON-RPC 2.0 request shape.  Fills m (m->id is set whenever the
+ * id member is valid, even on failure, so errors can echo it).  Returns 0, or
+ * RPC_INVALID_REQUEST / RPC_INVALID_PARAMS with *why set.
+ */
+extern int	jsonrpc_check(json_object *root, struct rpc_msg *m, const char **why);
+
+/* {"jsonrpc":"2.0","id":id|null,"error":{code,message[,data]}}; data is consumed */
+extern json_object *jsonrpc_error(json_object *id, int code, const char *message, json_object *data);
+
+/* {"jsonrpc":"2.0","id":id,"result":result}; result is consumed */
+extern json_object *jsonrpc_result(json_object *id, json_object *result);
+
+/* malloc'd serialization of o */
+extern char *jsonrpc_serialize(json_object *o);
+
+/* The id as the text call_tool expects: "7" for 7, abc for "abc"; malloc'd. */
+extern char *jsonrpc_id_text(json_object *id);
+
+/* true when o is a string equal to s */
+extern bool json_string_equals(json_object *o, const char *s);
+
+#endif							/* GW_JSONRPC_H */

@@ -1,0 +1,128 @@
+/*
+ * main.c
+ *		mcp-notes-gateway: startup, signals and the two-stage shutdown.
+ *
+ * Signals are blocked in every thread (the mask is set before any thread is
+ * created and inherited) and received synchronously here with sigwait, so
+ * no handler runs in an arbitrary thread.  SIGPIPE is ignored: a client that
+ * hangs up must not kill the process.
+ *
+ * Shutdown on SIGTERM or SIGINT:
+ *   1. stop accepting (the listening socket is closed, so a load balancer
+ *      sees the node leave), /readyz answers 503, responses carry
+ *      Connection: close;
+ *   2. wait for in-flight requests up to --drain-timeout-ms (a second signal
+ *      cuts the wait short), then cancel statements still running;
+ *   3. close all HTTP connections, join their threads, close the pool, exit 0.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "config.h"
+#include "db.h"
+#include "http.h"
+#include "log.h"
+#include "mcp.h"
+
+static int
+wait_signal(const sigset_t *set, int timeout_ms)
+{
+	struct timespec ts = {timeout_ms / 1000, (long) (timeout_ms % 1000) * 1000000L};
+	int			sig;
+
+	for (;;)
+	{
+		if (timeout_ms < 0)
+		{
+			if (sigwait(set, &sig) == 0)
+				return sig;
+			continue;
+		}
+		sig = sigtimedwait(set, NULL, &ts);
+		if (sig >= 0)
+			return sig;
+		if (errno == EAGAIN)
+			return 0;
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	sigset_t	set;
+	int			rc;
+	int			sig;
+	struct db_error err = {0};
+	double		waited = 0;
+	bool		idle = false;
+
+	rc = config_load(argc, argv);
+	if (rc != 0)
+	{
+		config_free();
+		return rc > 0 ? 0 : 2;
+	}
+	log_init(gw_cfg.log_level_num, gw_cfg.gateway_id);
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+	if (db_init() != 0)
+	{
+		log_event(GW_LOG_ERROR, "startup", "cannot initialise the connection pool");
+		return 1;
+	}
+	if (gw_cfg.insecure_dev_principal)
+		log_event(GW_LOG_WARN, "insecure_dev_principal",
+				  "authentication is OFF: every request acts as principal \"%s\" (development only)",
+				  gw_cfg.insecure_dev_principal);
+
+	/* not fatal: the gateway serves 503 until the database is reachable */
+	if (db_ping((int) gw_cfg.pool_acquire_timeout_ms, &err))
+		log_event(GW_LOG_INFO, "db_ready", "database reachable");
+	else
+		log_event(GW_LOG_WARN, "db_not_ready", "database not reachable yet: %s", err.message);
+
+	if (http_start() != 0)
+	{
+		db_close();
+		return 1;
+	}
+
+	sig = wait_signal(&set, -1);
+	log_event(GW_LOG_INFO, "draining", "received signal %d: no new connections, draining %d in-flight request(s) for up to %ld ms",
+			  sig, http_inflight(), gw_cfg.drain_timeout_ms);
+	http_begin_drain();
+
+	while (!(idle = http_wait_idle(0)) && waited < (double) gw_cfg.drain_timeout_ms)
+	{
+		int			step = 50;
+
+		if (wait_signal(&set, step) != 0)
+		{
+			log_event(GW_LOG_WARN, "drain_interrupted", "second signal: stopping without waiting further");
+			break;
+		}
+		waited += step;
+	}
+	if (!idle && !(idle = http_wait_idle(0)))
+	{
+		log_event(GW_LOG_WARN, "drain_deadline", "%d request(s) still running: cancelling their statements",
+				  http_inflight());
+		db_shutdown_begin();
+		idle = http_wait_idle(2000);
+	}
+	db_shutdown_begin();
+	http_stop();
+	db_close();
+	mcp_shutdown();
+	log_event(GW_LOG_INFO, "stopped", "shutdown complete%s", idle ? "" : " (some requests were cut off)");
+	config_free();
+	return 0;
+}

@@ -1,0 +1,48 @@
+/*
+ * mcp.h
+ *		MCP 2026-07-28 over one POST body: envelope checks in protocol order,
+ *		authentication and method dispatch.
+ */
+#ifndef GW_MCP_H
+#define GW_MCP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* the request headers MCP looks at (first value and number of occurrences) */
+struct mcp_headers
+{
+	const char *protocol_version;
+	int			n_protocol_version;
+	const char *method;
+	int			n_method;
+	const char *name;
+	int			n_name;
+	const char *authorization;
+	int			n_authorization;
+};
+
+struct mcp_reply
+{
+	unsigned int http_status;
+	char	   *body;			/* malloc'd JSON; NULL = empty body */
+	const char *www_authenticate;	/* static, or NULL */
+	bool		retry_after;	/* add Retry-After: 1 */
+
+	/* for the request log line (never secrets) */
+	char		rpc_id[72];		/* JSON text of the id, truncated */
+	char		rpc_method[64];
+	char		tool[64];
+	int			code;			/* JSON-RPC error code, 0 = none */
+	int			retries;
+	bool		notification;
+	char		reason[64];		/* short machine reason (data.reason, sqlstate, ...) */
+	char		detail[160];	/* short human detail for errors */
+};
+
+extern void mcp_process(const char *body, size_t len, const struct mcp_headers *h,
+						struct mcp_reply *r);
+
+extern void mcp_shutdown(void);
+
+#endif							/* GW_MCP_H */
