@@ -4,7 +4,7 @@
 PG_CONFIG ?= pg_config
 export PG_CONFIG
 
-.PHONY: all extension gateway install check run demo clean
+.PHONY: all extension gateway install check run demo fuzz soak bench bench-quick clean
 
 all: extension gateway
 
@@ -28,6 +28,20 @@ run:
 
 demo:
 	scripts/demo
+
+# Longer runs than make check: fuzzers for FUZZ_SECONDS each, race and fault
+# loops with more repetitions, and the benchmark suite.
+fuzz:
+	$(MAKE) -C fuzz fuzz
+
+soak:
+	tests/run-soak
+
+bench:
+	$(MAKE) -C bench bench
+
+bench-quick:
+	$(MAKE) -C bench quick
 
 clean:
 	$(MAKE) -C extension clean
