@@ -73,6 +73,27 @@ is_control(unsigned char c)
 	return c < 0x20 || c == 0x7F;
 }
 
+/*
+ * Case-insensitive match of s against a lower-case ASCII word.  Unlike
+ * pg_strncasecmp this never folds bytes above 0x7F through the server's
+ * locale, so in no encoding can a non-ASCII byte pass for a letter of
+ * "file" or "localhost".
+ */
+static bool
+ascii_equal_ci(const char *s, const char *lower, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		unsigned char c = (unsigned char) s[i];
+
+		if (c >= 'A' && c <= 'Z')
+			c += 'a' - 'A';
+		if (c != (unsigned char) lower[i])
+			return false;
+	}
+	return true;
+}
+
 static inline bool
 is_space(unsigned char c)
 {
@@ -164,7 +185,7 @@ check_authority(const unsigned char *a, size_t len, const char **problem)
 		*problem = P_PORT;
 		return false;
 	}
-	if (len != 0 && !(len == 9 && pg_strncasecmp((const char *) a, "localhost", 9) == 0))
+	if (len != 0 && !(len == 9 && ascii_equal_ci((const char *) a, "localhost", 9)))
 	{
 		*problem = P_REMOTE_HOST;
 		return false;
@@ -411,7 +432,7 @@ mcpn_normalize_uri(const char *in, size_t len, char **out, const char **problem)
 		}
 	}
 
-	if (len < 5 || pg_strncasecmp(in, "file:", 5) != 0)
+	if (len < 5 || !ascii_equal_ci(in, "file:", 5))
 	{
 		*problem = has_scheme(s, len) ? P_SCHEME : P_RELATIVE;
 		return false;
