@@ -53,6 +53,8 @@ static const struct setting settings[] = {
 	"CONNINFO", "libpq connection string or URI of the database with the mcp_notes extension; empty uses the PG* environment."},
 	{"threads", "MCP_NOTES_THREADS", SET_INT, OFF(threads), "64", 1, 10000,
 	"N", "Maximum concurrent HTTP connections (one thread each); further connections are refused."},
+	{"max-connections-per-ip", "MCP_NOTES_MAX_CONNECTIONS_PER_IP", SET_INT, OFF(max_connections_per_ip), "0", 0, 10000,
+	"N", "Maximum concurrent HTTP connections from one client address, so idle or slow clients on one host cannot take every connection; 0 = half of --threads (rounded up). Keep a load balancer's per-gateway connection cap below it."},
 	{"connection-timeout", "MCP_NOTES_CONNECTION_TIMEOUT", SET_INT, OFF(connection_timeout), "30", 1, 3600,
 	"SECONDS", "Idle HTTP connections (keep-alive included) are closed after this many seconds."},
 	{"pool-size", "MCP_NOTES_POOL_SIZE", SET_INT, OFF(pool_size), "8", 1, 1000,
@@ -384,6 +386,11 @@ config_load(int argc, char **argv)
 			fprintf(stderr, "mcp-notes-gateway: --gateway-id must be printable ASCII without spaces\n");
 			return -1;
 		}
+	/* one client address may hold at most this many of the --threads slots */
+	if (gw_cfg.max_connections_per_ip == 0)
+		gw_cfg.max_connections_per_ip = (gw_cfg.threads + 1) / 2;
+	if (gw_cfg.max_connections_per_ip > gw_cfg.threads)
+		gw_cfg.max_connections_per_ip = gw_cfg.threads;
 	if (resolve_listen(gw_cfg.listen) != 0)
 		return -1;
 	if (split_origins(gw_cfg.allowed_origins) != 0)

@@ -29,6 +29,7 @@ struct gw_config
 	char	   *listen;
 	char	   *db;
 	long		threads;
+	long		max_connections_per_ip;	/* 0 in the table: derived from threads */
 	long		connection_timeout;
 	long		pool_size;
 	long		pool_acquire_timeout_ms;

@@ -7,7 +7,10 @@
  * thread, which may block in libpq for as long as a request needs without
  * stalling any other connection.  The number of threads is bounded by the
  * connection limit (--threads), each with an explicit stack size, and idle
- * keep-alive connections are closed after --connection-timeout seconds.
+ * keep-alive connections are closed after --connection-timeout seconds.  One
+ * client address may hold at most --max-connections-per-ip of those
+ * connections (default half), so idle or slow connections from one host
+ * cannot take every slot from the others.
  * MHD_USE_ITC lets MHD_quiesce_daemon() stop the listener for draining.
  *
  * Per request, in this order: Origin (403) -> path (404) -> HTTP method
@@ -644,13 +647,47 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_Re
 	pthread_mutex_unlock(&state_mu);
 }
 
+/*
+ * libmicrohttpd logs one line per refused connection ("Server reached
+ * connection limit"), so a flood of connections would become a flood of log
+ * lines.  At most HTTP_LOG_BURST of its messages are written per second; the
+ * number suppressed is logged with the next one written.
+ */
+#define HTTP_LOG_BURST 5
+
+static pthread_mutex_t mhd_log_mu = PTHREAD_MUTEX_INITIALIZER;
+static double mhd_log_window;	/* guarded by mhd_log_mu */
+static int	mhd_log_count;		/* guarded by mhd_log_mu */
+static unsigned long mhd_log_suppressed;	/* guarded by mhd_log_mu */
+
 static void
 mhd_logger(void *cls, const char *fmt, va_list ap)
 {
 	char		msg[512];
 	size_t		n;
+	double		now = now_mono();
+	unsigned long suppressed = 0;
 
 	(void) cls;
+	pthread_mutex_lock(&mhd_log_mu);
+	if (now - mhd_log_window >= 1.0)
+	{
+		mhd_log_window = now;
+		mhd_log_count = 0;
+	}
+	if (mhd_log_count >= HTTP_LOG_BURST)
+	{
+		mhd_log_suppressed++;
+		pthread_mutex_unlock(&mhd_log_mu);
+		return;
+	}
+	mhd_log_count++;
+	suppressed = mhd_log_suppressed;
+	mhd_log_suppressed = 0;
+	pthread_mutex_unlock(&mhd_log_mu);
+	if (suppressed > 0)
+		log_event(GW_LOG_WARN, "http", "%lu more libmicrohttpd message(s) suppressed", suppressed);
+
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	n = strlen(msg);
 	while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
@@ -674,6 +711,7 @@ http_start(void)
 							   MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL,
 							   MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &gw_cfg.listen_addr,
 							   MHD_OPTION_CONNECTION_LIMIT, (unsigned int) gw_cfg.threads,
+							   MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int) gw_cfg.max_connections_per_ip,
 							   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) gw_cfg.connection_timeout,
 							   MHD_OPTION_THREAD_STACK_SIZE, (size_t) GW_THREAD_STACK_SIZE,
 							   MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t) GW_CONNECTION_MEMORY,
@@ -698,6 +736,8 @@ http_start(void)
 	json_object_object_add(f, "host", json_object_new_string(host));
 	json_object_object_add(f, "port", json_object_new_int((int) port));
 	json_object_object_add(f, "version", json_object_new_string(GW_VERSION));
+	json_object_object_add(f, "max_connections", json_object_new_int((int) gw_cfg.threads));
+	json_object_object_add(f, "max_connections_per_ip", json_object_new_int((int) gw_cfg.max_connections_per_ip));
 	json_object_object_add(f, "auth", json_object_new_string(gw_cfg.insecure_dev_principal
 															 ? "INSECURE dev principal (no tokens)" : "bearer"));
 	log_fields(GW_LOG_INFO, f);
