@@ -31,7 +31,11 @@ extern void log_event(int level, const char *event, const char *fmt,...)
 /* Adds time, level and gateway to fields, writes the line, frees fields. */
 extern void log_fields(int level, json_object *fields);
 
-/* Copy src into dst[n], truncating; always NUL-terminated. */
+/*
+ * Copy src into dst[n], truncating; always NUL-terminated.  A cut never
+ * splits a UTF-8 sequence (the partial character is dropped), so valid UTF-8
+ * stays valid and the JSON log line it ends up in stays valid too.
+ */
 static inline void
 str_copy(char *dst, size_t n, const char *src)
 {
@@ -40,7 +44,11 @@ str_copy(char *dst, size_t n, const char *src)
 	if (n == 0)
 		return;
 	if (len >= n)
+	{
 		len = n - 1;
+		while (len > 0 && ((unsigned char) src[len] & 0xC0) == 0x80)
+			len--;
+	}
 	if (len)
 		memcpy(dst, src, len);
 	dst[len] = '\0';

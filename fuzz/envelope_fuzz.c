@@ -1,0 +1,819 @@
+/*
+ * envelope_fuzz.c
+ *		libFuzzer target for the gateway's request pipeline without a server
+ *		or a database: gateway/src/mcp.c (mcp_process: checks in protocol
+ *		order, dispatch, copying the database's answer), jsonrpc.c (strict JSON
+ *		scan, json-c parse, JSON-RPC shape), auth.c (bearer token), http.c's
+ *		http_header_value (trimming, =?base64?...?= decoding) and log.h's
+ *		str_copy, all compiled unchanged.  The database is replaced by the
+ *		stubs below (db.h), whose answers the input chooses.
+ *
+ *	Input:	byte 0 = mode: bit 0 dev principal (no tokens), bit 1 the token is
+ *			unknown to the database, bits 2-7 pick the call_tool answer
+ *			(answers[] below).  Then header lines "Name: value" up to the
+ *			first empty line, then the body.  Without an empty line there are
+ *			no headers and everything after byte 0 is the body.  Header names
+ *			are matched case-insensitively and counted as http.c does (first
+ *			value kept); a value ends at a NUL byte as a C string would.
+ *
+ *	Invariants (any violation prints the input and aborts):
+ *	 1. No crash, no undefined behaviour, no leak (ASan + UBSan + LSan).
+ *	 2. The outcome is one PROTOCOL.md / docs/gateway.md defines: 202 with no
+ *		body for a notification, 200 with a result, or an error whose (HTTP
+ *		status, JSON-RPC code) pair is in allowed[]; 401 carries
+ *		WWW-Authenticate, 503 Retry-After.  Never -32002, -32042 or another
+ *		code in -32020..-32099.
+ *	 3. Every body re-parses with the gateway's own strict parser (valid
+ *		UTF-8, no duplicate names, ...) and is a JSON-RPC 2.0 response: an
+ *		error has no result and no resultType; a result has resultType
+ *		complete or input_required and _meta.serverInfo.
+ *	 4. The id is echoed: null for -32700 and when the request's id is not a
+ *		string or an integer, the request's id otherwise.  -32022 carries
+ *		data {supported: ["2026-07-28"], requested: <the _meta version>}.
+ *	 5. The database is reached only by a request that passed every envelope
+ *		check (JSON-RPC 2.0, an id, _meta, matching headers, version
+ *		2026-07-28, a known method); in dev mode authenticate() is never
+ *		called; call_tool gets the bearer token (token68, <= 1024 bytes) or
+ *		the dev principal, params.name exactly, JSON text PostgreSQL can
+ *		read (strict JSON, no \u0000) for arguments, inputResponses,
+ *		capabilities and clientInfo, and the id as text.
+ *	 6. The database's answer is copied faithfully (result, error code,
+ *		data.reason, httpStatus), and a malformed answer is a 500.
+ *	 7. The fields of the request log line (rpc_id, rpc_method, tool, reason,
+ *		detail) are NUL-terminated valid UTF-8, so the JSON log line is too.
+ *	 8. The same input gives byte-identical replies twice in a row
+ *		(statelessness: nothing of one request survives into the next).
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <json-c/json.h>
+
+#include "config.h"
+#include "db.h"
+#include "http.h"
+#include "jsonrpc.h"
+#include "log.h"
+#include "mcp.h"
+
+#define PROTOCOL_VERSION	"2026-07-28"
+#define META_VERSION		"io.modelcontextprotocol/protocolVersion"
+#define META_CAPS			"io.modelcontextprotocol/clientCapabilities"
+#define META_INFO			"io.modelcontextprotocol/clientInfo"
+#define META_SERVER			"io.modelcontextprotocol/serverInfo"
+#define DEV_PRINCIPAL		"alice"
+#define MAX_HEADERS			64
+
+/* ------------------------------------------------------------ reporting */
+
+static const uint8_t *cur_data;
+static size_t cur_size;
+
+static void
+print_bytes(const char *label, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	fprintf(stderr, "  %s (%zu bytes): \"", label, n);
+	for (size_t i = 0; i < n && i < 600; i++)
+	{
+		if (s[i] >= 0x20 && s[i] < 0x7F && s[i] != '"' && s[i] != '\\')
+			fputc(s[i], stderr);
+		else
+			fprintf(stderr, "\\x%02x", s[i]);
+	}
+	fprintf(stderr, "%s\"\n", n > 600 ? "..." : "");
+}
+
+static void fail(const char *fmt,...) __attribute__((format(printf, 1, 2), noreturn));
+
+static const struct mcp_reply *cur_reply;
+
+static void
+fail(const char *fmt,...)
+{
+	va_list		ap;
+
+	fprintf(stderr, "INVARIANT VIOLATED: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	print_bytes("input", cur_data, cur_size);
+	if (cur_reply)
+	{
+		fprintf(stderr, "  reply: HTTP %u, code %d\n", cur_reply->http_status, cur_reply->code);
+		if (cur_reply->body)
+			print_bytes("body", cur_reply->body, strlen(cur_reply->body));
+	}
+	abort();
+}
+
+/* ------------------------------------------------------------ database stubs */
+
+enum answer_kind
+{
+	ANS_RESULT_COMPLETE,
+	ANS_RESULT_INPUT_REQUIRED,
+	ANS_ERROR_STATE,
+	ANS_ERROR_CAPABILITY,
+	ANS_ERROR_TOKEN,
+	ANS_UNAVAILABLE,			/* every call: cannot connect */
+	ANS_BUSY,
+	ANS_RETRIES_EXHAUSTED,
+	ANS_INVALID_INPUT,			/* class 22, message quoting the tool name */
+	ANS_INTERNAL,
+	ANS_SHUTTING_DOWN,
+	ANS_NOT_JSON,
+	ANS_ARRAY,
+	ANS_NEITHER,
+	ANS_ERROR_MALFORMED,
+	ANS_SQL_NULL,
+	N_ANSWERS
+};
+
+static const char *const answer_text[N_ANSWERS] = {
+	[ANS_RESULT_COMPLETE] = "{\"result\": {\"content\": [{\"type\": \"text\", \"text\": \"Deleted.\"}], "
+	"\"isError\": false, \"structuredContent\": {\"deleted\": true, \"noteId\": \"n1\"}, \"resultType\": \"complete\"}}",
+	[ANS_RESULT_INPUT_REQUIRED] = "{\"result\": {\"resultType\": \"input_required\", \"inputRequests\": "
+	"{\"delete_choice\": {\"method\": \"elicitation/create\", \"params\": {\"mode\": \"form\", \"message\": \"Pick\", "
+	"\"requestedSchema\": {\"type\": \"object\", \"properties\": {\"confirm\": {\"type\": \"boolean\"}}, "
+	"\"required\": [\"confirm\"]}}}}, \"requestState\": \"v1.1.e30.AAAA\"}}",
+	[ANS_ERROR_STATE] = "{\"error\": {\"code\": -32602, \"message\": \"Invalid params: invalid requestState\", "
+	"\"data\": {\"reason\": \"state_bad_signature\"}}, \"httpStatus\": 200}",
+	[ANS_ERROR_CAPABILITY] = "{\"error\": {\"code\": -32021, \"message\": \"Missing required client capability\", "
+	"\"data\": {\"requiredCapabilities\": {\"elicitation\": {\"form\": {}}}}}, \"httpStatus\": 400}",
+	[ANS_ERROR_TOKEN] = "{\"error\": {\"code\": -32001, \"message\": \"Unauthorized\"}, \"httpStatus\": 401}",
+	[ANS_NOT_JSON] = "this is not JSON",
+	[ANS_ARRAY] = "[1, 2]",
+	[ANS_NEITHER] = "{\"result\": 5, \"error\": \"x\"}",
+	[ANS_ERROR_MALFORMED] = "{\"error\": {\"code\": \"-32602\", \"message\": 7}, \"httpStatus\": 200}",
+};
+
+static struct
+{
+	int			answer;
+	bool		token_known;
+	int			n_auth;
+	int			n_descriptors;
+	int			n_call;
+	bool		call_dev;
+	char	   *call_args[9];
+} stub;
+
+static void
+stub_reset(void)
+{
+	for (int i = 0; i < 9; i++)
+		free(stub.call_args[i]);
+	memset(&stub, 0, sizeof(stub));
+}
+
+static enum db_status
+stub_failure(struct db_error *err)
+{
+	static const struct
+	{
+		int			answer;
+		enum db_status status;
+		const char *sqlstate;
+	}			map[] = {
+		{ANS_UNAVAILABLE, DB_UNAVAILABLE, "08006"},
+		{ANS_BUSY, DB_BUSY, ""},
+		{ANS_RETRIES_EXHAUSTED, DB_RETRIES_EXHAUSTED, "40001"},
+		{ANS_INTERNAL, DB_INTERNAL, "42501"},
+		{ANS_SHUTTING_DOWN, DB_SHUTTING_DOWN, "57014"},
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (map[i].answer == stub.answer)
+		{
+			err->status = map[i].status;
+			str_copy(err->sqlstate, sizeof(err->sqlstate), map[i].sqlstate);
+			str_copy(err->message, sizeof(err->message), "stub failure");
+			return map[i].status;
+		}
+	return DB_OK;
+}
+
+bool
+db_ping(int timeout_ms, struct db_error *err)
+{
+	(void) timeout_ms;
+	(void) err;
+	fail("db_ping called by mcp_process");
+}
+
+enum db_status
+db_authenticate(const char *token, char **principal, struct db_error *err)
+{
+	stub.n_auth++;
+	*principal = NULL;
+	if (stub.answer == ANS_UNAVAILABLE)
+		return stub_failure(err);
+	if (token == NULL)
+		fail("authenticate(NULL)");
+	if (stub.token_known)
+		*principal = strdup(DEV_PRINCIPAL);
+	return DB_OK;
+}
+
+enum db_status
+db_tool_descriptors(char **json, struct db_error *err)
+{
+	stub.n_descriptors++;
+	*json = NULL;
+	if (stub.answer == ANS_UNAVAILABLE)
+		return stub_failure(err);
+	*json = strdup("[{\"name\": \"notes_delete\", \"title\": \"Delete a note\", "
+				   "\"inputSchema\": {\"type\": \"object\", \"properties\": {\"workspaceUri\": {\"type\": \"string\"}, "
+				   "\"title\": {\"type\": \"string\"}}, \"required\": [\"workspaceUri\", \"title\"]}}]");
+	return DB_OK;
+}
+
+enum db_status
+db_call_tool(bool dev, const char *const args[9], char **json, int *retries, struct db_error *err)
+{
+	enum db_status st;
+
+	stub.n_call++;
+	stub.call_dev = dev;
+	for (int i = 0; i < 9; i++)
+		stub.call_args[i] = args[i] ? strdup(args[i]) : NULL;
+	*json = NULL;
+	*retries = 0;
+	if (stub.answer == ANS_INVALID_INPUT)
+	{
+		/* as db.c does: PostgreSQL's words, truncated into a fixed buffer */
+		char		msg[600];
+
+		snprintf(msg, sizeof(msg), "invalid input syntax for type json: tool \"%s\"", args[1] ? args[1] : "");
+		err->status = DB_INVALID_INPUT;
+		str_copy(err->sqlstate, sizeof(err->sqlstate), "22P02");
+		str_copy(err->message, sizeof(err->message), msg);
+		return DB_INVALID_INPUT;
+	}
+	st = stub_failure(err);
+	if (st != DB_OK)
+	{
+		if (st == DB_RETRIES_EXHAUSTED)
+			*retries = 7;
+		return st;
+	}
+	if (stub.answer != ANS_SQL_NULL)
+		*json = strdup(answer_text[stub.answer] ? answer_text[stub.answer] : answer_text[ANS_RESULT_COMPLETE]);
+	return DB_OK;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static bool
+utf8_ok(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *) s;
+	size_t		i = 0;
+
+	while (i < n)
+	{
+		unsigned char c = p[i];
+		int			k;
+		unsigned char lo = 0x80,
+					hi = 0xBF;
+
+		if (c < 0x80)
+		{
+			i++;
+			continue;
+		}
+		if (c >= 0xC2 && c <= 0xDF)
+			k = 1;
+		else if (c >= 0xE0 && c <= 0xEF)
+		{
+			k = 2;
+			lo = c == 0xE0 ? 0xA0 : 0x80;
+			hi = c == 0xED ? 0x9F : 0xBF;
+		}
+		else if (c >= 0xF0 && c <= 0xF4)
+		{
+			k = 3;
+			lo = c == 0xF0 ? 0x90 : 0x80;
+			hi = c == 0xF4 ? 0x8F : 0xBF;
+		}
+		else
+			return false;
+		if (i + (size_t) k >= n || p[i + 1] < lo || p[i + 1] > hi)
+			return false;
+		for (int j = 2; j <= k; j++)
+			if (p[i + j] < 0x80 || p[i + j] > 0xBF)
+				return false;
+		i += (size_t) k + 1;
+	}
+	return true;
+}
+
+static void
+check_field(const char *name, const char *field, size_t size)
+{
+	size_t		n = strnlen(field, size);
+
+	if (n == size)
+		fail("log field %s is not NUL-terminated", name);
+	if (!utf8_ok(field, n))
+		fail("log field %s is not valid UTF-8", name);
+}
+
+/* strict JSON text, as PostgreSQL's jsonb would need it (no \u0000) */
+static void
+check_sql_json(const char *what, const char *text)
+{
+	json_object *o = NULL;
+	const char *why = NULL;
+
+	if (text == NULL)
+		return;
+	if (strstr(text, "\\u0000") != NULL)
+		fail("call_tool %s contains \\u0000, which jsonb refuses: %s", what, text);
+	if (jsonrpc_parse(text, strlen(text), 100000, &o, &why) != 0)
+		fail("call_tool %s is not strict JSON (%s): %s", what, why, text);
+	json_object_put(o);
+}
+
+static bool
+is_token68(const char *t)
+{
+	size_t		i = 0,
+				n = strlen(t);
+
+	while (i < n && (strchr("-._~+/", t[i]) != NULL || (t[i] >= 'a' && t[i] <= 'z') ||
+					 (t[i] >= 'A' && t[i] <= 'Z') || (t[i] >= '0' && t[i] <= '9')))
+		i++;
+	if (i == 0)
+		return false;
+	while (i < n && t[i] == '=')
+		i++;
+	return i == n && n <= GW_MAX_TOKEN_LEN;
+}
+
+/* the header value as sent: spaces and tabs trimmed (no base64) */
+static bool
+header_equals(const char *raw, const char *want)
+{
+	size_t		n;
+
+	if (raw == NULL)
+		return false;
+	while (*raw == ' ' || *raw == '\t')
+		raw++;
+	n = strlen(raw);
+	while (n > 0 && (raw[n - 1] == ' ' || raw[n - 1] == '\t'))
+		n--;
+	return n == strlen(want) && memcmp(raw, want, n) == 0;
+}
+
+struct allowed_pair
+{
+	unsigned	status;
+	int			code;
+};
+
+static const struct allowed_pair allowed[] = {
+	{400, RPC_PARSE_ERROR}, {400, RPC_INVALID_REQUEST}, {400, RPC_INVALID_PARAMS},
+	{400, RPC_HEADER_MISMATCH}, {400, RPC_UNSUPPORTED_VERSION}, {400, RPC_MISSING_CAPABILITY},
+	{404, RPC_METHOD_NOT_FOUND}, {401, RPC_UNAUTHORIZED}, {200, RPC_INVALID_PARAMS},
+	{503, RPC_INTERNAL_ERROR}, {500, RPC_INTERNAL_ERROR},
+};
+
+/* ------------------------------------------------------------ one request */
+
+struct request
+{
+	int			mode;
+	struct mcp_headers h;
+	char	   *values[MAX_HEADERS];
+	int			n_values;
+	char	   *body;			/* exactly body_len bytes, no NUL: overreads show */
+	size_t		body_len;
+};
+
+static void
+take_header(struct request *rq, const char *line, size_t len)
+{
+	const char *colon = memchr(line, ':', len);
+	size_t		nlen;
+	const char *v;
+	char	   *value;
+
+	if (colon == NULL || rq->n_values >= MAX_HEADERS)
+		return;
+	nlen = (size_t) (colon - line);
+	v = colon + 1;
+	while (v < line + len && (*v == ' ' || *v == '\t'))
+		v++;
+	value = strndup(v, (size_t) (line + len - v));	/* ends at a NUL, as a C string */
+	if (value == NULL)
+		abort();
+	rq->values[rq->n_values++] = value;
+#define TAKE(hname, field, counter) \
+	if (nlen == strlen(hname) && strncasecmp(line, hname, nlen) == 0) \
+	{ if (rq->h.counter++ == 0) rq->h.field = value; return; }
+	TAKE("MCP-Protocol-Version", protocol_version, n_protocol_version);
+	TAKE("Mcp-Method", method, n_method);
+	TAKE("Mcp-Name", name, n_name);
+	TAKE("Authorization", authorization, n_authorization);
+#undef TAKE
+}
+
+static void
+split_input(const uint8_t *data, size_t size, struct request *rq)
+{
+	const char *p = (const char *) data + 1;
+	const char *end = (const char *) data + size;
+	const char *sep = NULL;
+
+	memset(rq, 0, sizeof(*rq));
+	rq->mode = size > 0 ? data[0] : 0;
+	for (const char *q = p; q + 1 < end; q++)
+		if (q[0] == '\n' && q[1] == '\n')
+		{
+			sep = q;
+			break;
+		}
+	if (sep != NULL)
+	{
+		const char *line = p;
+
+		while (line < sep)
+		{
+			const char *nl = memchr(line, '\n', (size_t) (sep - line));
+			const char *le = nl ? nl : sep;
+
+			take_header(rq, line, (size_t) (le - line));
+			line = le + 1;
+		}
+		p = sep + 2;
+	}
+	if (p > end)
+		p = end;
+	rq->body_len = (size_t) (end - p);
+	rq->body = malloc(rq->body_len ? rq->body_len : 1);
+	if (rq->body == NULL)
+		abort();
+	memcpy(rq->body, p, rq->body_len);
+}
+
+static void
+free_request(struct request *rq)
+{
+	for (int i = 0; i < rq->n_values; i++)
+		free(rq->values[i]);
+	free(rq->body);
+}
+
+/* what the request says, read independently of mcp.c (with the strict parser) */
+struct view
+{
+	bool		parsed;
+	json_object *root;
+	json_object *id;			/* valid id or NULL */
+	bool		has_id;
+	const char *method;
+	json_object *params;
+	const char *version;		/* _meta protocolVersion when a string */
+	json_object *name;			/* params.name (tools/call) when a string */
+};
+
+static void
+read_view(const struct request *rq, struct view *v)
+{
+	const char *why;
+	json_object *x;
+
+	memset(v, 0, sizeof(*v));
+	v->parsed = jsonrpc_parse(rq->body, rq->body_len, GW_JSON_MAX_DEPTH, &v->root, &why) == 0;
+	if (!v->parsed || !json_object_is_type(v->root, json_type_object))
+		return;
+	v->has_id = json_object_object_get_ex(v->root, "id", &x);
+	if (v->has_id && (json_object_is_type(x, json_type_string) || json_object_is_type(x, json_type_int)))
+		v->id = x;
+	if (json_object_object_get_ex(v->root, "method", &x) && json_object_is_type(x, json_type_string))
+		v->method = json_object_get_string(x);
+	if (json_object_object_get_ex(v->root, "params", &x) && json_object_is_type(x, json_type_object))
+	{
+		json_object *meta;
+
+		v->params = x;
+		if (json_object_object_get_ex(x, "_meta", &meta) && json_object_is_type(meta, json_type_object) &&
+			json_object_object_get_ex(meta, META_VERSION, &x) && json_object_is_type(x, json_type_string))
+			v->version = json_object_get_string(x);
+		if (json_object_object_get_ex(v->params, "name", &x) && json_object_is_type(x, json_type_string))
+			v->name = x;
+	}
+}
+
+static void
+check_reply(const struct request *rq, const struct view *v, const struct mcp_reply *r)
+{
+	json_object *resp = NULL;
+	json_object *x;
+	json_object *err;
+	json_object *idv;
+	const char *why;
+	bool		dev = rq->mode & 1;
+	bool		db_reached = stub.n_auth + stub.n_descriptors + stub.n_call > 0;
+
+	cur_reply = r;
+	check_field("rpc_id", r->rpc_id, sizeof(r->rpc_id));
+	check_field("rpc_method", r->rpc_method, sizeof(r->rpc_method));
+	check_field("tool", r->tool, sizeof(r->tool));
+	check_field("reason", r->reason, sizeof(r->reason));
+	check_field("detail", r->detail, sizeof(r->detail));
+
+	if ((r->http_status == 401) != (r->www_authenticate != NULL))
+		fail("WWW-Authenticate must come with 401 and only with it");
+	if ((r->http_status == 503) != r->retry_after)
+		fail("Retry-After must come with 503 and only with it");
+	if (r->code != 0 && (r->code == -32002 || r->code == -32042 ||
+						 (r->code <= -32020 && r->code >= -32099 && r->code != RPC_HEADER_MISMATCH &&
+						  r->code != RPC_MISSING_CAPABILITY && r->code != RPC_UNSUPPORTED_VERSION)))
+		fail("forbidden error code %d", r->code);
+
+	/* parse outcome agrees with an independent parse of the same bytes */
+	if (!v->parsed && r->code != RPC_PARSE_ERROR)
+		fail("body does not parse but the code is %d", r->code);
+	if (v->parsed && r->code == RPC_PARSE_ERROR)
+		fail("-32700 for a body that parses");
+
+	/* 202: a notification, nothing executed */
+	if (r->http_status == 202)
+	{
+		if (r->body != NULL || !r->notification || r->code != 0)
+			fail("202 must have no body and be a notification");
+		if (!v->parsed || !json_object_is_type(v->root, json_type_object) || v->has_id)
+			fail("202 for a request that has an id or is not an object");
+		if (db_reached)
+			fail("a notification reached the database");
+		return;
+	}
+	if (r->notification)
+		fail("notification flag without 202");
+	if (r->body == NULL)
+		fail("HTTP %u without a body", r->http_status);
+
+	if (jsonrpc_parse(r->body, strlen(r->body), 1000, &resp, &why) != 0)
+		fail("the response is not strict JSON: %s", why);
+	if (!json_object_is_type(resp, json_type_object))
+		fail("the response is not an object");
+	if (!json_object_object_get_ex(resp, "jsonrpc", &x) || !json_string_equals(x, "2.0"))
+		fail("the response lacks \"jsonrpc\": \"2.0\"");
+	if (!json_object_object_get_ex(resp, "id", &idv))
+		fail("the response has no id member");
+
+	/* id echo */
+	if (r->code == RPC_PARSE_ERROR || v->id == NULL)
+	{
+		if (idv != NULL)
+			fail("id must be null (%s)", r->code == RPC_PARSE_ERROR ? "parse error" : "no valid request id");
+	}
+	else if (!json_object_equal(idv, v->id))
+		fail("the response id is not the request id");
+
+	if (json_object_object_get_ex(resp, "error", &err))
+	{
+		bool		ok = false;
+		json_object *code;
+
+		if (r->code == 0)
+			fail("error body but no code recorded for the log");
+		if (json_object_object_get_ex(resp, "result", NULL))
+			fail("an error with a result");
+		if (!json_object_is_type(err, json_type_object) ||
+			!json_object_object_get_ex(err, "code", &code) || !json_object_is_type(code, json_type_int) ||
+			json_object_get_int(code) != r->code ||
+			!json_object_object_get_ex(err, "message", &x) || !json_object_is_type(x, json_type_string))
+			fail("malformed error object, or its code differs from the logged one");
+		if (json_object_object_get_ex(err, "resultType", NULL))
+			fail("an error with resultType");
+		for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+			if (allowed[i].status == r->http_status && allowed[i].code == r->code)
+				ok = true;
+		if (!ok)
+			fail("undefined outcome: HTTP %u with code %d", r->http_status, r->code);
+
+		if (r->code == RPC_UNSUPPORTED_VERSION)
+		{
+			json_object *data,
+					   *sup,
+					   *req;
+
+			if (!json_object_object_get_ex(err, "data", &data) ||
+				!json_object_object_get_ex(data, "supported", &sup) ||
+				!json_object_is_type(sup, json_type_array) || json_object_array_length(sup) != 1 ||
+				!json_string_equals(json_object_array_get_idx(sup, 0), PROTOCOL_VERSION) ||
+				!json_object_object_get_ex(data, "requested", &req) || v->version == NULL ||
+				!json_string_equals(req, v->version))
+				fail("-32022 data must be {supported:[\"%s\"], requested:<sent version>}", PROTOCOL_VERSION);
+			if (strcmp(v->version, PROTOCOL_VERSION) == 0)
+				fail("-32022 for the supported version");
+		}
+	}
+	else
+	{
+		json_object *meta;
+		json_object *info;
+
+		if (r->code != 0)
+			fail("code %d logged for a result", r->code);
+		if (r->http_status != 200)
+			fail("a result with HTTP %u", r->http_status);
+		if (!json_object_object_get_ex(resp, "result", &x) || !json_object_is_type(x, json_type_object))
+			fail("neither error nor result object");
+		if (!json_object_object_get_ex(x, "resultType", &idv) ||
+			!(json_string_equals(idv, "complete") || json_string_equals(idv, "input_required")))
+			fail("a result without resultType complete|input_required");
+		if (!json_object_object_get_ex(x, "_meta", &meta) ||
+			!json_object_object_get_ex(meta, META_SERVER, &info) ||
+			!json_object_object_get_ex(info, "name", &idv) || !json_string_equals(idv, "mcp-notes") ||
+			!json_object_object_get_ex(info, "version", &idv) || !json_object_is_type(idv, json_type_string))
+			fail("a result without _meta.serverInfo {name: mcp-notes, version}");
+		if (!db_reached && !(dev && v->method && strcmp(v->method, "server/discover") == 0))
+			fail("a result without asking the database");
+	}
+
+	/* the database only after every envelope check */
+	if (db_reached)
+	{
+		const char *m = v->method;
+
+		if (!v->parsed || v->id == NULL || m == NULL || v->params == NULL || v->version == NULL)
+			fail("the database was reached by a request without a valid envelope");
+		if (strcmp(v->version, PROTOCOL_VERSION) != 0)
+			fail("the database was reached with protocol version \"%s\"", v->version);
+		if (strcmp(m, "server/discover") != 0 && strcmp(m, "tools/list") != 0 && strcmp(m, "tools/call") != 0)
+			fail("the database was reached for method \"%s\"", m);
+		if (rq->h.n_protocol_version != 1 || !header_equals(rq->h.protocol_version, v->version))
+			fail("the database was reached without a matching MCP-Protocol-Version header");
+		if (rq->h.n_method != 1 || !header_equals(rq->h.method, m))
+			fail("the database was reached without a matching Mcp-Method header");
+		if (strcmp(m, "tools/call") == 0 && (rq->h.n_name > 1 || (rq->h.n_name == 1) != (v->name != NULL)))
+			fail("the database was reached with an Mcp-Name header that cannot match");
+		if (r->code == RPC_PARSE_ERROR || r->code == RPC_INVALID_REQUEST || r->code == RPC_HEADER_MISMATCH ||
+			r->code == RPC_UNSUPPORTED_VERSION || r->code == RPC_METHOD_NOT_FOUND ||
+			(r->code == RPC_INVALID_PARAMS && r->http_status == 400))
+			fail("an envelope error (%d) after a database call", r->code);
+		if (dev && stub.n_auth > 0)
+			fail("authenticate() called in dev mode");
+		if (!dev && (rq->h.n_authorization != 1 || rq->h.authorization == NULL))
+			fail("the database was reached without exactly one Authorization header");
+	}
+
+	if (stub.n_call > 0)
+	{
+		const char *name = json_object_get_string(v->name);
+
+		if (stub.n_call != 1 || stub.n_auth != 0 || stub.n_descriptors != 0)
+			fail("tools/call must be one database call");
+		if (v->name == NULL || strcmp(v->method, "tools/call") != 0)
+			fail("call_tool for a request that is not tools/call with a string name");
+		if (stub.call_dev != dev)
+			fail("call_tool vs call_tool_as chosen wrongly");
+		if (dev ? strcmp(stub.call_args[0], DEV_PRINCIPAL) != 0 : !is_token68(stub.call_args[0]))
+			fail("call_tool credential is not the dev principal / a token68 token");
+		if (stub.call_args[1] == NULL || strlen(stub.call_args[1]) != (size_t) json_object_get_string_len(v->name) ||
+			strcmp(stub.call_args[1], name) != 0)
+			fail("call_tool tool name differs from params.name");
+		check_sql_json("arguments", stub.call_args[2]);
+		check_sql_json("inputResponses", stub.call_args[3]);
+		check_sql_json("clientCapabilities", stub.call_args[5]);
+		check_sql_json("clientInfo", stub.call_args[7]);
+		if (stub.call_args[5] == NULL || stub.call_args[5][0] != '{')
+			fail("call_tool capabilities must be the _meta object");
+		if (stub.call_args[6] == NULL || !utf8_ok(stub.call_args[6], strlen(stub.call_args[6])))
+			fail("call_tool request id missing or not UTF-8");
+		if (json_object_is_type(v->id, json_type_string) && strcmp(stub.call_args[6], json_object_get_string(v->id)) != 0)
+			fail("call_tool request id text differs from the string id");
+		if (stub.call_args[8] == NULL || strcmp(stub.call_args[8], gw_cfg.gateway_id) != 0)
+			fail("call_tool gateway id");
+		if (stub.call_args[4] != NULL && !utf8_ok(stub.call_args[4], strlen(stub.call_args[4])))
+			fail("requestState passed as invalid UTF-8");
+
+		/* the answer copied faithfully */
+		switch (stub.answer)
+		{
+			case ANS_RESULT_COMPLETE:
+			case ANS_RESULT_INPUT_REQUIRED:
+				if (r->http_status != 200 || r->code != 0)
+					fail("a database result must be a 200 result");
+				break;
+			case ANS_ERROR_STATE:
+				if (r->http_status != 200 || r->code != RPC_INVALID_PARAMS || strcmp(r->reason, "state_bad_signature") != 0 ||
+					strstr(r->body, "\"reason\":\"state_bad_signature\"") == NULL)
+					fail("the database's -32602 state error must be copied with its reason");
+				break;
+			case ANS_ERROR_CAPABILITY:
+				if (r->http_status != 400 || r->code != RPC_MISSING_CAPABILITY ||
+					strstr(r->body, "\"requiredCapabilities\":{\"elicitation\":{\"form\":{}}}") == NULL)
+					fail("the database's -32021 must be copied with its data");
+				break;
+			case ANS_ERROR_TOKEN:
+				if (r->http_status != 401 || r->code != RPC_UNAUTHORIZED)
+					fail("the database's 401 must be copied");
+				break;
+			case ANS_INVALID_INPUT:
+				if (r->http_status != 200 || r->code != RPC_INVALID_PARAMS)
+					fail("class 22 must be -32602 with HTTP 200");
+				break;
+			case ANS_UNAVAILABLE:
+			case ANS_BUSY:
+			case ANS_RETRIES_EXHAUSTED:
+			case ANS_SHUTTING_DOWN:
+				if (r->http_status != 503)
+					fail("an unavailable database must be a 503");
+				break;
+			default:
+				if (r->http_status != 500 || r->code != RPC_INTERNAL_ERROR)
+					fail("a malformed or failed database answer must be a 500");
+				break;
+		}
+	}
+	else if (stub.n_auth > 0 && !stub.token_known && stub.answer != ANS_UNAVAILABLE &&
+			 (r->http_status != 401 || r->code != RPC_UNAUTHORIZED))
+		fail("an unknown token must be a 401");
+	json_object_put(resp);
+}
+
+/* ------------------------------------------------------------ libFuzzer */
+
+int			LLVMFuzzerInitialize(int *argc, char ***argv);
+int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	char	   *args[] = {"envelope_fuzz", "--listen", "127.0.0.1:0", "--gateway-id", "fuzz-gw",
+	"--log-level", "error", NULL};
+
+	(void) argc;
+	(void) argv;
+	if (config_load(7, args) != 0)
+	{
+		fprintf(stderr, "envelope_fuzz: config_load failed\n");
+		abort();
+	}
+	log_init(GW_LOG_ERROR, gw_cfg.gateway_id);
+	return 0;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct request rq;
+	struct view v;
+	struct mcp_reply r1,
+				r2;
+
+	cur_data = data;
+	cur_size = size;
+	cur_reply = NULL;
+	if (size == 0)
+		return 0;
+	split_input(data, size, &rq);
+	gw_cfg.insecure_dev_principal = (rq.mode & 1) ? DEV_PRINCIPAL : NULL;
+	read_view(&rq, &v);
+
+	stub_reset();
+	stub.answer = (rq.mode >> 2) % N_ANSWERS;
+	stub.token_known = !(rq.mode & 2);
+	mcp_process(rq.body, rq.body_len, &rq.h, &r1);
+	check_reply(&rq, &v, &r1);
+
+	/* statelessness: the same request again gives the same reply */
+	{
+		int			answer = stub.answer;
+		bool		known = stub.token_known;
+
+		mcp_shutdown();			/* the only cache (tool descriptors) */
+		stub_reset();
+		stub.answer = answer;
+		stub.token_known = known;
+	}
+	mcp_process(rq.body, rq.body_len, &rq.h, &r2);
+	cur_reply = &r2;
+	if (r1.http_status != r2.http_status || r1.code != r2.code ||
+		(r1.body == NULL) != (r2.body == NULL) || (r1.body && strcmp(r1.body, r2.body) != 0))
+		fail("the same request answered differently the second time");
+
+	free(r1.body);
+	free(r2.body);
+	mcp_shutdown();
+	stub_reset();
+	json_object_put(v.root);
+	free_request(&rq);
+	gw_cfg.insecure_dev_principal = NULL;
+	cur_reply = NULL;
+	return 0;
+}
