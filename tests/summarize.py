@@ -4,7 +4,8 @@
 pg_regress and pg_isolation_regress print one "name ... ok|FAILED" line per
 test; unittest -v prints one "... ok|FAIL|ERROR|skipped" line per test.  A
 suite that exited non-zero without a failing line counts as one failure, so
-a crash can never pass as success.  Prints "N passed, N failed[, N skipped]".
+a crash can never pass as success.  A known bug kept as an expected failure
+counts as skipped, never as passed.  Prints "N passed, N failed[, N skipped]".
 """
 import pathlib
 import re
@@ -21,9 +22,10 @@ def count(log: pathlib.Path) -> tuple[int, int, int]:
         if not m:
             continue
         word = m.group(1)
-        if word in ("ok", "expected failure"):
+        if word == "ok":
             passed += 1
-        elif word.startswith("skipped"):
+        elif word.startswith("skipped") or word == "expected failure":
+            # a known bug kept visible as a test is not a pass
             skipped += 1
         else:
             failed += 1

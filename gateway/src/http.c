@@ -57,6 +57,11 @@ struct req_ctx
 	int			n_origin;
 	const char *content_type;
 	int			n_content_type;
+	/* framing: refused before anything else, and the connection closed */
+	const char *content_length;
+	bool		content_lengths_differ;
+	const char *transfer_encoding;
+	bool		close_after;	/* send Connection: close with the answer */
 	char		peer[64];
 };
 
@@ -320,6 +325,19 @@ collect_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *
 	struct req_ctx *rc = cls;
 
 	(void) kind;
+	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
+	{
+		if (rc->content_length == NULL)
+			rc->content_length = value;
+		else if (value == NULL || strcmp(rc->content_length, value) != 0)
+			rc->content_lengths_differ = true;
+		return MHD_YES;
+	}
+	if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0)
+	{
+		rc->transfer_encoding = value ? value : "";
+		return MHD_YES;
+	}
 #define TAKE(hname, field, counter) \
 	if (strcasecmp(key, hname) == 0) { if (rc->counter++ == 0) rc->field = value; return MHD_YES; }
 	TAKE("Origin", origin, n_origin);
@@ -330,6 +348,27 @@ collect_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *
 	TAKE("Authorization", mh.authorization, mh.n_authorization);
 #undef TAKE
 	return MHD_YES;
+}
+
+/*
+ * Message framing the gateway will not guess at (RFC 9112 section 6): the
+ * answer is an error and the connection is closed, because what follows on
+ * it could be read as another request.  NULL when the framing is sound.
+ */
+static const char *
+framing_problem(struct req_ctx *rc, unsigned *status)
+{
+	*status = MHD_HTTP_BAD_REQUEST;
+	if (rc->content_lengths_differ)
+		return "Bad Request: conflicting Content-Length headers";
+	if (rc->transfer_encoding != NULL && rc->content_length != NULL)
+		return "Bad Request: both Transfer-Encoding and Content-Length";
+	if (rc->transfer_encoding != NULL && strcasecmp(rc->transfer_encoding, "chunked") != 0)
+	{
+		*status = MHD_HTTP_NOT_IMPLEMENTED;
+		return "Not Implemented: the only transfer coding accepted is chunked";
+	}
+	return NULL;
 }
 
 /* ---------- responses and the request log ---------- */
@@ -406,7 +445,7 @@ respond(struct MHD_Connection *conn, struct req_ctx *rc, unsigned status, const 
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, www_auth);
 	if (retry_after)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-	if (is_draining() || rc->too_large)
+	if (is_draining() || rc->too_large || rc->close_after)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(conn, status, resp);
 	MHD_destroy_response(resp);
@@ -501,6 +540,16 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *
 				inet_ntop(AF_INET6, &((const struct sockaddr_in6 *) sa)->sin6_addr, rc->peer, sizeof(rc->peer));
 		}
 		MHD_get_connection_values(conn, MHD_HEADER_KIND, collect_header, rc);
+		{
+			unsigned	status;
+			const char *problem = framing_problem(rc, &status);
+
+			if (problem != NULL)
+			{
+				rc->close_after = true;
+				return reject(conn, rc, method, url, status, problem, NULL);
+			}
+		}
 
 		if (!origin_allowed(rc->origin, rc->n_origin))
 			return reject(conn, rc, method, url, MHD_HTTP_FORBIDDEN, "Forbidden: Origin not allowed", NULL);
@@ -513,7 +562,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *
 		if (!content_type_ok(rc->content_type, rc->n_content_type))
 			return reject(conn, rc, method, url, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
 						  "Unsupported Media Type: Content-Type must be application/json", NULL);
-		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+		cl = rc->content_length;
 		if (cl)
 		{
 			char	   *end;
