@@ -477,7 +477,7 @@ row("nul_in_mcp_protocol_version", None,
 row("nul_in_authorization_after_a_valid_token", None,
     known_bug="libmicrohttpd 0.9.75 cuts a header value at a NUL byte before the gateway sees it "
               "(MHD_get_connection_values_n reports the cut length too), so 'Bearer <token>\\0junk' is read as "
-              "'Bearer <token>'; only a client that holds the token can do this, and HAProxy in front refuses NUL")(
+              "'Bearer <token>'; only a client that holds the token can do this")(
     lambda c: refused(send(c, rpc_body(), mcp_headers(c, token=None, extra=[b"Authorization: Bearer " + c.token.encode() + b"\x00junk"])),
                       (400, 401)))
 row("cr_in_mcp_method", HEADER)(lambda c: send(c, rpc_body(), mcp_headers(c, "tools/\rlist")))
