@@ -96,6 +96,7 @@ is_draining(void)
 
 /* ---------- header values ---------- */
 
+/* valid UTF-8 with no NUL, as a decoded header value must be */
 static bool
 utf8_valid(const unsigned char *p, size_t n)
 {
@@ -103,46 +104,19 @@ utf8_valid(const unsigned char *p, size_t n)
 
 	while (i < n)
 	{
-		unsigned char c = p[i];
-		int			k;
-		unsigned char lo = 0x80,
-					hi = 0xBF;
+		size_t		k;
 
-		if (c == 0)
+		if (p[i] == 0)
 			return false;
-		if (c < 0x80)
+		if (p[i] < 0x80)
 		{
 			i++;
 			continue;
 		}
-		if (c >= 0xC2 && c <= 0xDF)
-			k = 1;
-		else if (c >= 0xE0 && c <= 0xEF)
-		{
-			k = 2;
-			if (c == 0xE0)
-				lo = 0xA0;
-			if (c == 0xED)
-				hi = 0x9F;
-		}
-		else if (c >= 0xF0 && c <= 0xF4)
-		{
-			k = 3;
-			if (c == 0xF0)
-				lo = 0x90;
-			if (c == 0xF4)
-				hi = 0x8F;
-		}
-		else
+		k = utf8_sequence_length(p + i, n - i);
+		if (k == 0)
 			return false;
-		if (i + (size_t) k >= n)
-			return false;
-		if (p[i + 1] < lo || p[i + 1] > hi)
-			return false;
-		for (int j = 2; j <= k; j++)
-			if (p[i + j] < 0x80 || p[i + j] > 0xBF)
-				return false;
-		i += (size_t) k + 1;
+		i += k;
 	}
 	return true;
 }

@@ -76,13 +76,17 @@ read_u4(struct scan *s, unsigned *out)
 	return true;
 }
 
-/* one UTF-8 sequence starting at a byte >= 0x80 */
-static bool
-scan_utf8(struct scan *s)
+/*
+ * Length of the valid multi-byte UTF-8 sequence at p (first byte >= 0x80,
+ * avail bytes readable), or 0 when it is invalid: overlong forms, UTF-16
+ * surrogates, code points above U+10FFFF and truncated sequences are all
+ * invalid (RFC 3629).  Shared with the header checks in http.c.
+ */
+size_t
+utf8_sequence_length(const unsigned char *p, size_t avail)
 {
-	const unsigned char *p = s->p;
-	unsigned char c = *p;
-	int			n;
+	unsigned char c = p[0];
+	size_t		n;
 	unsigned char lo = 0x80,
 				hi = 0xBF;
 
@@ -105,15 +109,26 @@ scan_utf8(struct scan *s)
 			hi = 0x8F;			/* above U+10FFFF */
 	}
 	else
-		return fail(s, "invalid UTF-8");
-	if (s->end - p < n + 1)
-		return fail(s, "invalid UTF-8");
+		return 0;
+	if (avail < n + 1)
+		return 0;
 	if (p[1] < lo || p[1] > hi)
-		return fail(s, "invalid UTF-8");
-	for (int i = 2; i <= n; i++)
+		return 0;
+	for (size_t i = 2; i <= n; i++)
 		if (p[i] < 0x80 || p[i] > 0xBF)
-			return fail(s, "invalid UTF-8");
-	s->p += n + 1;
+			return 0;
+	return n + 1;
+}
+
+/* one UTF-8 sequence starting at a byte >= 0x80 */
+static bool
+scan_utf8(struct scan *s)
+{
+	size_t		n = utf8_sequence_length(s->p, (size_t) (s->end - s->p));
+
+	if (n == 0)
+		return fail(s, "invalid UTF-8");
+	s->p += n;
 	return true;
 }
 

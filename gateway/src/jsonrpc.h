@@ -61,4 +61,7 @@ extern char *jsonrpc_id_text(json_object *id);
 /* true when o is a string equal to s */
 extern bool json_string_equals(json_object *o, const char *s);
 
+/* Length of the valid UTF-8 sequence at p (first byte >= 0x80), 0 if invalid. */
+extern size_t utf8_sequence_length(const unsigned char *p, size_t avail);
+
 #endif							/* GW_JSONRPC_H */
