@@ -351,51 +351,46 @@ static void
 log_request(struct req_ctx *rc, const char *method, const char *url, unsigned status,
 			const struct mcp_reply *r, const char *detail)
 {
-	json_object *f;
+	struct log_line line;
 	int			level = GW_LOG_INFO;
 	bool		probe = strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0;
+	char		ms_text[32];
 
 	if (probe && status < 500)
 		level = GW_LOG_DEBUG;
 	if (r && r->notification && r->detail[0])
 		level = GW_LOG_WARN;
-	if (!log_enabled(level))
+	/* built in place, not as a json-c tree: this line is on every request */
+	if (!log_line_begin(&line, level, "request"))
 		return;
-	f = json_object_new_object();
-	json_object_object_add(f, "event", json_object_new_string("request"));
-	json_object_object_add(f, "req", json_object_new_int64((int64_t) rc->seq));
-	json_object_object_add(f, "peer", json_object_new_string(rc->peer));
-	json_object_object_add(f, "http_method", json_object_new_string(method));
-	json_object_object_add(f, "path", json_object_new_string_len(url, strlen(url) > 100 ? 100 : (int) strlen(url)));
-	json_object_object_add(f, "status", json_object_new_int((int) status));
-	{
-		double		ms = (now_mono() - rc->start) * 1000.0;
-		char		text[32];
-
-		snprintf(text, sizeof(text), "%.1f", ms);
-		json_object_object_add(f, "duration_ms", json_object_new_double_s(ms, text));
-	}
+	log_line_int(&line, "req", (long long) rc->seq);
+	log_line_str(&line, "peer", rc->peer);
+	log_line_str(&line, "http_method", method);
+	log_line_strn(&line, "path", url, 100);
+	log_line_int(&line, "status", (long long) status);
+	snprintf(ms_text, sizeof(ms_text), "%.1f", (now_mono() - rc->start) * 1000.0);
+	log_line_raw_number(&line, "duration_ms", ms_text);
 	if (r)
 	{
 		if (r->rpc_id[0])
-			json_object_object_add(f, "rpc_id", json_object_new_string(r->rpc_id));
+			log_line_str(&line, "rpc_id", r->rpc_id);
 		if (r->rpc_method[0])
-			json_object_object_add(f, "rpc_method", json_object_new_string(r->rpc_method));
+			log_line_str(&line, "rpc_method", r->rpc_method);
 		if (r->tool[0])
-			json_object_object_add(f, "tool", json_object_new_string(r->tool));
+			log_line_str(&line, "tool", r->tool);
 		if (r->notification)
-			json_object_object_add(f, "notification", json_object_new_boolean(1));
+			log_line_bool(&line, "notification", true);
 		if (r->code)
-			json_object_object_add(f, "code", json_object_new_int(r->code));
-		json_object_object_add(f, "retries", json_object_new_int(r->retries));
+			log_line_int(&line, "code", r->code);
+		log_line_int(&line, "retries", r->retries);
 		if (r->reason[0])
-			json_object_object_add(f, "reason", json_object_new_string(r->reason));
+			log_line_str(&line, "reason", r->reason);
 		if (r->detail[0])
-			json_object_object_add(f, "detail", json_object_new_string(r->detail));
+			log_line_str(&line, "detail", r->detail);
 	}
 	else if (detail)
-		json_object_object_add(f, "detail", json_object_new_string(detail));
-	log_fields(level, f);
+		log_line_str(&line, "detail", detail);
+	log_line_end(&line);
 }
 
 static enum MHD_Result
