@@ -77,6 +77,8 @@ static const struct setting settings[] = {
 	"MS", "On SIGTERM/SIGINT, how long in-flight requests may finish before queries are cancelled."},
 	{"tool-call-attempts", "MCP_NOTES_TOOL_CALL_ATTEMPTS", SET_INT, OFF(tool_call_attempts), "8", 1, 100,
 	"N", "Attempts of one tools/call on serialization failure or deadlock (SQLSTATE 40001/40P01)."},
+	{"auth-cache-ms", "MCP_NOTES_AUTH_CACHE_MS", SET_INT, OFF(auth_cache_ms), "1000", 0, 60000,
+	"MS", "How long a token the database accepted is reused for tools/list and server/discover (never for tools/call); any change to the tokens table forgets it at once (LISTEN/NOTIFY). 0 = ask the database every time."},
 };
 
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))

@@ -20,7 +20,7 @@
 /* Fixed limits (not settings: changing them changes behaviour, not deployment). */
 #define GW_JSON_MAX_DEPTH		64			/* nesting of request bodies */
 #define GW_THREAD_STACK_SIZE	(512 * 1024)	/* per connection thread */
-#define GW_CONNECTION_MEMORY	(64 * 1024)		/* MHD per-connection buffer (headers) */
+#define GW_CONNECTION_MEMORY	(16 * 1024)		/* MHD per-connection buffer: request line and headers */
 #define GW_MAX_TOKEN_LEN		1024		/* longer bearer tokens are refused unseen */
 
 struct gw_config
@@ -41,6 +41,7 @@ struct gw_config
 	char	   *insecure_dev_principal;
 	long		drain_timeout_ms;
 	long		tool_call_attempts;
+	long		auth_cache_ms;
 
 	/* derived by config_load() */
 	struct sockaddr_storage listen_addr;

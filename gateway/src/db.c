@@ -186,6 +186,12 @@ connect_one(struct db_error *err)
 	return pg;
 }
 
+PGconn *
+db_connect_dedicated(struct db_error *err)
+{
+	return connect_one(err);
+}
+
 /* Close a slot's connection; the caller owns the slot (busy). */
 static void
 drop_conn(struct db_slot *s)

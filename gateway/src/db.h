@@ -36,6 +36,13 @@ extern void db_shutdown_begin(void);
 /* Close every connection (after all request threads have finished). */
 extern void db_close(void);
 
+/*
+ * A connection outside the pool, with the pool's parameters, for a thread
+ * that keeps it (the token cache's LISTEN); NULL when the database is down.
+ */
+struct pg_conn;
+extern struct pg_conn *db_connect_dedicated(struct db_error *err);
+
 /* /readyz: a pooled connection runs SELECT 1 */
 extern bool db_ping(int timeout_ms, struct db_error *err);
 

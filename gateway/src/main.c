@@ -26,6 +26,7 @@
 #include "http.h"
 #include "log.h"
 #include "mcp.h"
+#include "tokencache.h"
 
 static int
 wait_signal(const sigset_t *set, int timeout_ms)
@@ -89,8 +90,14 @@ main(int argc, char **argv)
 	else
 		log_event(GW_LOG_WARN, "db_not_ready", "database not reachable yet: %s", err.message);
 
+	if (tokencache_start() != 0)
+	{
+		log_event(GW_LOG_ERROR, "startup", "cannot start the token cache listener");
+		return 1;
+	}
 	if (http_start() != 0)
 	{
+		tokencache_stop();
 		db_close();
 		return 1;
 	}
@@ -120,6 +127,7 @@ main(int argc, char **argv)
 	}
 	db_shutdown_begin();
 	http_stop();
+	tokencache_stop();
 	db_close();
 	mcp_shutdown();
 	log_event(GW_LOG_INFO, "stopped", "shutdown complete%s", idle ? "" : " (some requests were cut off)");

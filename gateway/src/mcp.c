@@ -10,8 +10,9 @@
  * (Origin, path, HTTP method, Content-Type and size are checked in http.c
  * before the body is read.)  The gateway decides nothing about notes: the
  * handlers make one SQL call and copy its answer.  All json-c objects here
- * belong to the calling thread; the only shared state is the cached tool
- * descriptor text, behind tools_lock.
+ * belong to the calling thread; the shared state is the serialized
+ * discover and tools/list results (results_lock) and the accepted-token
+ * cache (tokencache.c).
  */
 #include "mcp.h"
 
@@ -28,6 +29,7 @@
 #include "http.h"
 #include "jsonrpc.h"
 #include "log.h"
+#include "tokencache.h"
 
 #define META_PROTOCOL_VERSION	"io.modelcontextprotocol/protocolVersion"
 #define META_CLIENT_CAPS		"io.modelcontextprotocol/clientCapabilities"
@@ -44,8 +46,14 @@
 	"clientCapabilities.elicitation) and then expects the same call again with " \
 	"inputResponses.delete_choice and the exact requestState."
 
-static pthread_mutex_t tools_lock = PTHREAD_MUTEX_INITIALIZER;
-static char *tools_cache;		/* JSON array text; guarded by tools_lock */
+/*
+ * The serialized results of server/discover and tools/list, built on first
+ * use and kept until shutdown (descriptors change only with an extension
+ * upgrade, and a gateway restart picks that up).
+ */
+static pthread_mutex_t results_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *discover_result;	/* guarded by results_lock */
+static char *tools_list_result;	/* guarded by results_lock */
 
 static const char *const known_methods[] = {"server/discover", "tools/list", "tools/call"};
 
@@ -210,32 +218,99 @@ check_header(struct mcp_reply *r, json_object *id, const char *hname, const char
 
 /* ---------- handlers ---------- */
 
+/*
+ * server/discover and tools/list answer the same result to every caller, so
+ * each is serialized once and every answer is spliced around it:
+ * {"jsonrpc":"2.0","id":<id>,"result":<text>} -- byte for byte what building
+ * the tree each time gave, without the per-request parse, tree and
+ * serialization.
+ */
+static void
+reply_spliced(struct mcp_reply *r, json_object *id, const char *result_text)
+{
+	const char *id_text = json_object_to_json_string_ext(id, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	size_t		n = strlen(id_text) + strlen(result_text) + 40;
+
+	free(r->body);
+	r->body = malloc(n);
+	if (r->body == NULL)
+	{
+		r->http_status = 500;
+		return;
+	}
+	snprintf(r->body, n, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}", id_text, result_text);
+	r->http_status = 200;
+}
+
+/* Serialize a finished result once; returns the shared copy (never freed before shutdown). */
+static const char *
+remember_result(char **slot, json_object *result)
+{
+	char	   *text;
+	const char *kept;
+
+	add_result_meta(result);
+	text = jsonrpc_serialize(result);
+	json_object_put(result);
+	if (text == NULL)
+		return NULL;
+	pthread_mutex_lock(&results_lock);
+	if (*slot == NULL)
+		*slot = text;
+	else
+		free(text);				/* another thread built it first */
+	kept = *slot;
+	pthread_mutex_unlock(&results_lock);
+	return kept;
+}
+
+static const char *
+cached_result(char **slot)
+{
+	const char *kept;
+
+	pthread_mutex_lock(&results_lock);
+	kept = *slot;
+	pthread_mutex_unlock(&results_lock);
+	return kept;
+}
+
 static void
 handle_discover(struct mcp_reply *r, json_object *id)
 {
-	json_object *result = json_object_new_object();
-	json_object *versions = json_object_new_array();
-	json_object *caps = json_object_new_object();
+	const char *text = cached_result(&discover_result);
 
-	json_object_object_add(result, "resultType", json_object_new_string("complete"));
-	json_object_array_add(versions, json_object_new_string(GW_PROTOCOL_VERSION));
-	json_object_object_add(result, "supportedVersions", versions);
-	json_object_object_add(caps, "tools", json_object_new_object());
-	json_object_object_add(result, "capabilities", caps);
-	json_object_object_add(result, "ttlMs", json_object_new_int(DISCOVER_TTL_MS));
-	json_object_object_add(result, "cacheScope", json_object_new_string("public"));
-	json_object_object_add(result, "instructions", json_object_new_string(INSTRUCTIONS));
-	reply_result(r, id, result);
+	if (text == NULL)
+	{
+		json_object *result = json_object_new_object();
+		json_object *versions = json_object_new_array();
+		json_object *caps = json_object_new_object();
+
+		json_object_object_add(result, "resultType", json_object_new_string("complete"));
+		json_object_array_add(versions, json_object_new_string(GW_PROTOCOL_VERSION));
+		json_object_object_add(result, "supportedVersions", versions);
+		json_object_object_add(caps, "tools", json_object_new_object());
+		json_object_object_add(result, "capabilities", caps);
+		json_object_object_add(result, "ttlMs", json_object_new_int(DISCOVER_TTL_MS));
+		json_object_object_add(result, "cacheScope", json_object_new_string("public"));
+		json_object_object_add(result, "instructions", json_object_new_string(INSTRUCTIONS));
+		text = remember_result(&discover_result, result);
+	}
+	if (text == NULL)
+	{
+		struct db_error e = {DB_INTERNAL, "", "out of memory"};
+
+		reply_db_error(r, id, &e);
+		return;
+	}
+	reply_spliced(r, id, text);
 }
 
 static void
 handle_tools_list(struct mcp_reply *r, json_object *id, json_object *params)
 {
-	char	   *text = NULL;
-	json_object *tools;
-	json_object *result;
+	const char *text;
 	json_object *cursor;
-	struct db_error err = {0};
 
 	if (json_object_object_get_ex(params, "cursor", &cursor) && cursor != NULL)
 	{
@@ -243,47 +318,45 @@ handle_tools_list(struct mcp_reply *r, json_object *id, json_object *params)
 		return;
 	}
 
-	pthread_mutex_lock(&tools_lock);
-	if (tools_cache)
-		text = strdup(tools_cache);
-	pthread_mutex_unlock(&tools_lock);
+	text = cached_result(&tools_list_result);
 	if (text == NULL)
 	{
-		enum db_status st = db_tool_descriptors(&text, &err);
+		char	   *descriptors = NULL;
+		json_object *tools;
+		json_object *result;
+		struct db_error err = {0};
+		enum db_status st = db_tool_descriptors(&descriptors, &err);
 
 		if (st != DB_OK)
 		{
 			reply_db_error(r, id, &err);
 			return;
 		}
+		tools = descriptors ? json_tokener_parse(descriptors) : NULL;
+		free(descriptors);
+		if (tools == NULL || !json_object_is_type(tools, json_type_array))
+		{
+			struct db_error e = {DB_INTERNAL, "", "tool_descriptors() is not a JSON array"};
+
+			json_object_put(tools);
+			reply_db_error(r, id, &e);
+			return;
+		}
+		result = json_object_new_object();
+		json_object_object_add(result, "resultType", json_object_new_string("complete"));
+		json_object_object_add(result, "tools", tools);
+		json_object_object_add(result, "ttlMs", json_object_new_int(TOOLS_TTL_MS));
+		json_object_object_add(result, "cacheScope", json_object_new_string("public"));
+		text = remember_result(&tools_list_result, result);
 		if (text == NULL)
 		{
-			struct db_error e = {DB_INTERNAL, "", "tool_descriptors() returned NULL"};
+			struct db_error e = {DB_INTERNAL, "", "out of memory"};
 
 			reply_db_error(r, id, &e);
 			return;
 		}
-		pthread_mutex_lock(&tools_lock);
-		if (tools_cache == NULL)
-			tools_cache = strdup(text);
-		pthread_mutex_unlock(&tools_lock);
 	}
-	tools = json_tokener_parse(text);
-	free(text);
-	if (tools == NULL || !json_object_is_type(tools, json_type_array))
-	{
-		struct db_error e = {DB_INTERNAL, "", "tool_descriptors() is not a JSON array"};
-
-		json_object_put(tools);
-		reply_db_error(r, id, &e);
-		return;
-	}
-	result = json_object_new_object();
-	json_object_object_add(result, "resultType", json_object_new_string("complete"));
-	json_object_object_add(result, "tools", tools);
-	json_object_object_add(result, "ttlMs", json_object_new_int(TOOLS_TTL_MS));
-	json_object_object_add(result, "cacheScope", json_object_new_string("public"));
-	reply_result(r, id, result);
+	reply_spliced(r, id, text);
 }
 
 static char *
@@ -428,6 +501,7 @@ mcp_process(const char *body, size_t len, const struct mcp_headers *h, struct mc
 	char	   *principal = NULL;
 	const char *credential;
 	bool		known = false;
+	uint64_t	epoch = 0;
 	int			rc;
 	char		msg[256];
 
@@ -553,8 +627,12 @@ mcp_process(const char *body, size_t len, const struct mcp_headers *h, struct mc
 			goto done;
 		}
 		credential = token;
-		/* tools/call authenticates inside call_tool: one round trip */
-		if (strcmp(m.method, "tools/call") != 0)
+
+		/*
+		 * tools/call authenticates inside call_tool: one round trip.  The
+		 * public answers may use a recent acceptance (tokencache.h).
+		 */
+		if (strcmp(m.method, "tools/call") != 0 && !tokencache_lookup(token, &epoch))
 		{
 			struct db_error err = {0};
 			enum db_status st = db_authenticate(token, &principal, &err);
@@ -569,6 +647,7 @@ mcp_process(const char *body, size_t len, const struct mcp_headers *h, struct mc
 				reply_unauthorized(r, m.id, false);
 				goto done;
 			}
+			tokencache_store(token, epoch);
 		}
 	}
 
@@ -593,8 +672,9 @@ done:
 void
 mcp_shutdown(void)
 {
-	pthread_mutex_lock(&tools_lock);
-	free(tools_cache);
-	tools_cache = NULL;
-	pthread_mutex_unlock(&tools_lock);
+	pthread_mutex_lock(&results_lock);
+	free(discover_result);
+	free(tools_list_result);
+	discover_result = tools_list_result = NULL;
+	pthread_mutex_unlock(&results_lock);
 }

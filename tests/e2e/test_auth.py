@@ -3,7 +3,8 @@ never contain a token, a requestState or a note body."""
 import json
 import time
 
-from .harness import WORKSPACE, GatewayTestCase, PROTOCOL_VERSION, accept, form_of, lit, meta, unique_title
+from .harness import (WORKSPACE, GatewayTestCase, PROTOCOL_VERSION, TableLock, accept, form_of, lit, meta,
+                      psql, unique_title, wait_until)
 
 METHODS = ("server/discover", "tools/list", "tools/call")
 
@@ -13,7 +14,9 @@ class AuthTest(GatewayTestCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        cls.gw = cls.start_class_gateway()
+        # a minute of token cache: only the database's notification can make
+        # a revocation reach tools/list and server/discover within the test
+        cls.gw = cls.start_class_gateway("--auth-cache-ms", "60000")
 
     def call(self, method, token, id=1, headers=None):
         params = None
@@ -68,8 +71,14 @@ class AuthTest(GatewayTestCase):
             r = self.call(method, token)
             self.assertNotEqual(r.status, 401, r)
         self.assertEqual(self.db.sql(f"SELECT mcp_notes.revoke_token({lit(token)})"), "t")
-        for n, method in enumerate(METHODS):
+        # tools/call checks the token in its own transaction: refused at once
+        self.assertUnauthorized(self.call("tools/call", token, id=9), 9)
+        # the public answers forget the cached acceptance when the NOTIFY
+        # arrives (milliseconds), long before the 60 s cache lifetime
+        for n, method in enumerate(METHODS[:2]):
             with self.subTest(method=method):
+                self.assertTrue(wait_until(lambda: self.call(method, token).status == 401, 5, interval=0.05),
+                                f"{method} still accepts a revoked token")
                 self.assertUnauthorized(self.call(method, token, id=n), n)
 
     def test_expired_token_is_401(self):
@@ -91,6 +100,79 @@ class AuthTest(GatewayTestCase):
         self.assertRpcError(r, -32602, 200, id=3)
         self.assertEqual(r.error["data"]["reason"], "state_wrong_principal")
         self.assertTrue(self.db.note_exists(note))
+
+
+class TokenCacheTest(GatewayTestCase):
+    """--auth-cache-ms: tools/list and server/discover reuse a recent
+    acceptance; tools/call never does; any change to the tokens table and any
+    loss of the LISTEN connection forget every acceptance.
+
+    Whether a request asked the database is observed directly: while another
+    session holds an ACCESS EXCLUSIVE lock on mcp_notes.tokens, a request that
+    checks its token in the database waits for the lock, and a cached one
+    does not."""
+
+    LOCK_SECONDS = 2.5
+    WAITED = 1.2        # a request that took longer than this waited for the lock
+
+    def elapsed_under_lock(self, gw, method, token):
+        lock = TableLock(self.db, "mcp_notes.tokens", self.LOCK_SECONDS)
+        self.addCleanup(lock.release)
+        params = None
+        if method == "tools/call":
+            params = {"name": "notes_delete", "arguments": {"workspaceUri": WORKSPACE, "title": "x"}}
+        start = time.monotonic()
+        r = gw.rpc(method, params, token=token, caps={"elicitation": {}}, timeout=30)
+        elapsed = time.monotonic() - start
+        lock.release()
+        self.assertEqual(r.status, 200, r)
+        return elapsed
+
+    def listener_pids(self, gw):
+        return psql(f"SELECT string_agg(pid::text, ',') FROM pg_stat_activity "
+                    f"WHERE application_name = {lit(gw.gateway_id)} AND query LIKE 'LISTEN %'")
+
+    def events(self, gw):
+        return [l.get("event") for l in gw.log_lines() if l.get("event", "").startswith("auth_cache")]
+
+    def test_public_answers_reuse_an_acceptance_and_tools_call_does_not(self):
+        gw = self.start_gateway("--auth-cache-ms", "60000")
+        self.assertTrue(wait_until(lambda: "auth_cache_on" in self.events(gw), 10), gw.log())
+        self.assertEqual(gw.rpc("tools/list", token=self.token).status, 200)
+        self.assertLess(self.elapsed_under_lock(gw, "tools/list", self.token), self.WAITED)
+        self.assertLess(self.elapsed_under_lock(gw, "server/discover", self.token), self.WAITED)
+        self.assertGreater(self.elapsed_under_lock(gw, "tools/call", self.token), self.WAITED)
+
+    def test_a_change_to_any_token_forgets_every_acceptance(self):
+        gw = self.start_gateway("--auth-cache-ms", "60000")
+        self.assertTrue(wait_until(lambda: "auth_cache_on" in self.events(gw), 10), gw.log())
+        other = self.db.issue_token()
+        self.assertEqual(gw.rpc("tools/list", token=self.token).status, 200)
+        self.assertEqual(self.db.sql(f"SELECT mcp_notes.revoke_token({lit(other)})"), "t")
+        self.assertGreater(self.elapsed_under_lock(gw, "tools/list", self.token), self.WAITED)
+        # the answer the database gave after the change is cached again
+        self.assertLess(self.elapsed_under_lock(gw, "tools/list", self.token), self.WAITED)
+
+    def test_losing_the_listener_forgets_every_acceptance(self):
+        gw = self.start_gateway("--auth-cache-ms", "60000")
+        self.assertTrue(wait_until(lambda: self.listener_pids(gw) != "", 10), gw.log())
+        self.assertEqual(gw.rpc("tools/list", token=self.token).status, 200)
+        self.assertLess(self.elapsed_under_lock(gw, "tools/list", self.token), self.WAITED)
+        pid = self.listener_pids(gw)
+        self.assertEqual(psql(f"SELECT pg_terminate_backend({pid})"), "t")
+        # notifications sent while nobody listened are lost: the gateway must
+        # forget, say so, and listen again
+        self.assertTrue(wait_until(lambda: self.events(gw)[-2:] == ["auth_cache_off", "auth_cache_on"], 10),
+                        self.events(gw))
+        self.assertNotEqual(self.listener_pids(gw), pid)
+        self.assertGreater(self.elapsed_under_lock(gw, "tools/list", self.token), self.WAITED)
+
+    def test_zero_turns_the_cache_off(self):
+        gw = self.start_gateway("--auth-cache-ms", "0")
+        self.assertEqual(gw.rpc("tools/list", token=self.token).status, 200)
+        self.assertGreater(self.elapsed_under_lock(gw, "tools/list", self.token), self.WAITED)
+        self.assertEqual(self.listener_pids(gw), "")
+        self.assertEqual(self.events(gw), [])
 
 
 class LogTest(GatewayTestCase):
