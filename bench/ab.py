@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""A/B of two gateway builds (or settings) in one run, alternating, for the
-proposals in docs/performance.md.  Same cluster, data and client as run.py.
+"""A/B of two gateway builds (or settings) in one run, alternating, to
+measure a change before making it (docs/performance.md).  Same cluster, data
+and client as run.py.
 
-    python3 bench/ab.py --b /tmp/gw/mcp-notes-gateway --b-env MCP_NOTES_AUTH_CACHE_MS=1000 \\
-        --modes tools,discover,flow --levels 1,8,32,128 --rounds 3 [--b-args '--pool-size 16']
+    python3 bench/ab.py --a-env MCP_NOTES_AUTH_CACHE_MS=0 --label auth-cache \\
+        --modes tools,discover,flow --levels 1,8,32,128 --rounds 3 [--b /tmp/gw/mcp-notes-gateway] \\
+        [--b-args '--pool-size 16']
 
 Prints and writes bench/results/ab-<label>.json: per mode and level the
 median B/A ratio with min/max, and nginx static for reference.
