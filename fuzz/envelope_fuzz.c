@@ -830,7 +830,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stub_reset();
 	stub.answer = (rq.mode >> 2) % N_ANSWERS;
 	stub.token_known = !(rq.mode & 2);
-	mcp_process(rq.body, rq.body_len, &rq.h, &r1);
+
+	/*
+	 * As an HTTP event thread runs it first: never a database call; either
+	 * an answer, or needs_database and nothing else (then as a worker).
+	 */
+	mcp_process(rq.body, rq.body_len, &rq.h, false, &r1);
+	cur_reply = &r1;
+	if (stub.n_auth + stub.n_descriptors + stub.n_call != 0)
+		fail("mcp_process called the database although it may not block");
+	if (r1.needs_database)
+	{
+		if (r1.body != NULL)
+			fail("a request deferred to a worker already has an answer");
+		mcp_process(rq.body, rq.body_len, &rq.h, true, &r1);
+		if (r1.needs_database)
+			fail("mcp_process may block and still defers");
+	}
 	check_reply(&rq, &v, &r1);
 
 	/* statelessness: the same request again gives the same reply */
@@ -843,7 +859,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		stub.answer = answer;
 		stub.token_known = known;
 	}
-	mcp_process(rq.body, rq.body_len, &rq.h, &r2);
+	mcp_process(rq.body, rq.body_len, &rq.h, true, &r2);
 	cur_reply = &r2;
 	if (r1.http_status != r2.http_status || r1.code != r2.code ||
 		(r1.body == NULL) != (r2.body == NULL) || (r1.body && strcmp(r1.body, r2.body) != 0))

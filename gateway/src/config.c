@@ -52,7 +52,9 @@ static const struct setting settings[] = {
 	{"db", "MCP_NOTES_DB", SET_STRING, OFF(db), "", 0, 0,
 	"CONNINFO", "libpq connection string or URI of the database with the mcp_notes extension; empty uses the PG* environment."},
 	{"threads", "MCP_NOTES_THREADS", SET_INT, OFF(threads), "64", 1, 10000,
-	"N", "Maximum concurrent HTTP connections (one thread each); further connections are refused."},
+	"N", "Maximum concurrent HTTP connections; further connections are refused. Also the most worker threads, which run the requests that wait on the database."},
+	{"io-threads", "MCP_NOTES_IO_THREADS", SET_INT, OFF(io_threads), "0", 0, 64,
+	"N", "Event threads that read, check and answer HTTP requests without blocking; 0 = one per CPU."},
 	{"max-connections-per-ip", "MCP_NOTES_MAX_CONNECTIONS_PER_IP", SET_INT, OFF(max_connections_per_ip), "0", 0, 10000,
 	"N", "Maximum concurrent HTTP connections from one client address, so idle or slow clients on one host cannot take every connection; 0 = half of --threads (rounded up). Keep a load balancer's per-gateway connection cap below it."},
 	{"connection-timeout", "MCP_NOTES_CONNECTION_TIMEOUT", SET_INT, OFF(connection_timeout), "30", 1, 3600,
@@ -393,6 +395,16 @@ config_load(int argc, char **argv)
 		gw_cfg.max_connections_per_ip = (gw_cfg.threads + 1) / 2;
 	if (gw_cfg.max_connections_per_ip > gw_cfg.threads)
 		gw_cfg.max_connections_per_ip = gw_cfg.threads;
+	/* libmicrohttpd divides the connection limit among its event threads */
+	gw_cfg.io_threads_num = gw_cfg.io_threads;
+	if (gw_cfg.io_threads_num == 0)
+	{
+		long		cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		gw_cfg.io_threads_num = cpus < 1 ? 1 : (cpus > 64 ? 64 : cpus);
+	}
+	if (gw_cfg.io_threads_num > gw_cfg.threads)
+		gw_cfg.io_threads_num = gw_cfg.threads;
 	if (resolve_listen(gw_cfg.listen) != 0)
 		return -1;
 	if (split_origins(gw_cfg.allowed_origins) != 0)

@@ -19,7 +19,7 @@
 
 /* Fixed limits (not settings: changing them changes behaviour, not deployment). */
 #define GW_JSON_MAX_DEPTH		64			/* nesting of request bodies */
-#define GW_THREAD_STACK_SIZE	(512 * 1024)	/* per connection thread */
+#define GW_THREAD_STACK_SIZE	(512 * 1024)	/* per event or worker thread */
 #define GW_CONNECTION_MEMORY	(16 * 1024)		/* MHD per-connection buffer: request line and headers */
 #define GW_MAX_TOKEN_LEN		1024		/* longer bearer tokens are refused unseen */
 
@@ -29,6 +29,7 @@ struct gw_config
 	char	   *listen;
 	char	   *db;
 	long		threads;
+	long		io_threads;		/* 0 in the table: one per CPU */
 	long		max_connections_per_ip;	/* 0 in the table: derived from threads */
 	long		connection_timeout;
 	long		pool_size;
@@ -51,6 +52,7 @@ struct gw_config
 	char	  **origins;		/* parsed --allowed-origins; NULL when none */
 	size_t		n_origins;
 	int			log_level_num;
+	long		io_threads_num;	/* --io-threads resolved */
 };
 
 extern struct gw_config gw_cfg;

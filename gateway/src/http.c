@@ -2,16 +2,24 @@
  * http.c
  *		libmicrohttpd front end: routing and the HTTP-level checks.
  *
- * Threading: MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION
- * | MHD_USE_POLL.  One internal thread accepts; every connection gets its own
- * thread, which may block in libpq for as long as a request needs without
- * stalling any other connection.  The number of threads is bounded by the
- * connection limit (--threads), each with an explicit stack size, and idle
- * keep-alive connections are closed after --connection-timeout seconds.  One
- * client address may hold at most --max-connections-per-ip of those
- * connections (default half), so idle or slow connections from one host
- * cannot take every slot from the others.
- * MHD_USE_ITC lets MHD_quiesce_daemon() stop the listener for draining.
+ * Threading: --io-threads event threads (libmicrohttpd's epoll loop, one per
+ * CPU by default) read, check and answer requests, and never block: what can
+ * be answered from memory (every check before the database, server/discover
+ * and tools/list with a cached token acceptance, /healthz) is answered there.
+ * A request that needs the database is suspended (MHD_suspend_connection)
+ * and run on a worker thread (work.c), which may block in libpq for as long
+ * as it needs; the worker stores the answer and resumes the connection, and
+ * the event thread sends it.  One thread per connection, as before, made
+ * every request pay two context switches and left the gateway at half of a
+ * static web server's rate (docs/performance.md).
+ *
+ * At most --threads connections are open (so at most that many requests wait
+ * on workers), idle keep-alive connections are closed after
+ * --connection-timeout seconds, and one client address may hold at most
+ * --max-connections-per-ip of them (default half), so idle or slow
+ * connections from one host cannot take every slot from the others.
+ * MHD_USE_ITC lets MHD_quiesce_daemon() stop the listener for draining and
+ * MHD_resume_connection() wake an event thread.
  *
  * Per request, in this order: Origin (403) -> path (404) -> HTTP method
  * (405 + Allow) -> Content-Type (415) -> Content-Length (413) -> body read
@@ -41,6 +49,15 @@
 #include "jsonrpc.h"
 #include "log.h"
 #include "mcp.h"
+#include "work.h"
+
+/* what a worker thread does for a suspended request */
+enum blocking_job
+{
+	JOB_NONE = 0,
+	JOB_MCP,					/* mcp_process() with the database */
+	JOB_READY					/* /readyz: a pooled connection runs SELECT 1 */
+};
 
 struct req_ctx
 {
@@ -63,6 +80,17 @@ struct req_ctx
 	const char *transfer_encoding;
 	bool		close_after;	/* send Connection: close with the answer */
 	char		peer[64];
+
+	/* a request handed to a worker; written by it before it resumes conn */
+	struct MHD_Connection *conn;
+	enum blocking_job job;
+	bool		job_done;
+	struct mcp_reply reply;		/* JOB_MCP */
+	bool		ready;			/* JOB_READY */
+	struct db_error ready_err;	/* JOB_READY, when not ready */
+	bool		logged;			/* its request line is written */
+	char		method[16];		/* for the log line of a request whose client left */
+	char		url[104];
 };
 
 static struct MHD_Daemon *daemon_;	/* set before requests, cleared after stop */
@@ -439,13 +467,50 @@ reject(struct MHD_Connection *conn, struct req_ctx *rc, const char *method, cons
 	return ret;
 }
 
+/* the blocking part of a request, on a worker thread (work.c) */
+static void
+run_job(void *arg)
+{
+	struct req_ctx *rc = arg;
+
+	if (rc->job == JOB_MCP)
+		mcp_process(rc->body ? rc->body : "", rc->len, &rc->mh, true, &rc->reply);
+	else
+	{
+		int			t = gw_cfg.pool_acquire_timeout_ms < 1000 ? (int) gw_cfg.pool_acquire_timeout_ms : 1000;
+
+		rc->ready = db_ping(t, &rc->ready_err);
+	}
+	rc->job_done = true;
+	MHD_resume_connection(rc->conn);
+}
+
+/*
+ * Suspend the request and hand it to a worker; the handler is called again
+ * once the worker resumed the connection, with rc->job_done set.  Should no
+ * worker thread start, the job runs here: slower for everyone on this event
+ * thread, but the request is still answered.
+ */
+static enum MHD_Result
+run_blocking(struct MHD_Connection *conn, struct req_ctx *rc, const char *method, const char *url,
+			 enum blocking_job job)
+{
+	rc->conn = conn;
+	rc->job = job;
+	str_copy(rc->method, sizeof(rc->method), method);
+	str_copy(rc->url, sizeof(rc->url), url);
+	MHD_suspend_connection(conn);
+	if (work_submit(run_job, rc) != 0)
+		run_job(rc);
+	return MHD_YES;
+}
+
 static enum MHD_Result
 serve_probe(struct MHD_Connection *conn, struct req_ctx *rc, const char *method, const char *url)
 {
 	unsigned	status = 200;
 	const char *body;
 	const char *detail = NULL;
-	struct db_error err = {0};
 
 	if (strcmp(url, "/healthz") == 0)
 		body = "{\"status\":\"ok\"}";
@@ -455,20 +520,17 @@ serve_probe(struct MHD_Connection *conn, struct req_ctx *rc, const char *method,
 		body = "{\"status\":\"unavailable\",\"reason\":\"draining\"}";
 		detail = "draining";
 	}
+	else if (!rc->job_done)
+		return run_blocking(conn, rc, method, url, JOB_READY);
+	else if (rc->ready)
+		body = "{\"status\":\"ready\"}";
 	else
 	{
-		int			t = gw_cfg.pool_acquire_timeout_ms < 1000 ? (int) gw_cfg.pool_acquire_timeout_ms : 1000;
-
-		if (db_ping(t, &err))
-			body = "{\"status\":\"ready\"}";
-		else
-		{
-			status = 503;
-			body = err.status == DB_BUSY
-				? "{\"status\":\"unavailable\",\"reason\":\"database pool exhausted\"}"
-				: "{\"status\":\"unavailable\",\"reason\":\"database unreachable\"}";
-			detail = err.message;
-		}
+		status = 503;
+		body = rc->ready_err.status == DB_BUSY
+			? "{\"status\":\"unavailable\",\"reason\":\"database pool exhausted\"}"
+			: "{\"status\":\"unavailable\",\"reason\":\"database unreachable\"}";
+		detail = rc->ready_err.message;
 	}
 	log_request(rc, method, url, status, NULL, detail);
 	return respond(conn, rc, status, body, NULL, NULL, NULL, false);
@@ -634,13 +696,21 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *
 		return reject(conn, rc, method, url, MHD_HTTP_CONTENT_TOO_LARGE,
 					  "Payload Too Large: the request body exceeds --max-body", NULL);
 	{
-		struct mcp_reply r;
+		struct mcp_reply *r = &rc->reply;
 		enum MHD_Result ret;
 
-		mcp_process(rc->body ? rc->body : "", rc->len, &rc->mh, &r);
-		log_request(rc, method, url, r.http_status, &r, NULL);
-		ret = respond(conn, rc, r.http_status, r.body, NULL, NULL, r.www_authenticate, r.retry_after);
-		free(r.body);
+		if (!rc->job_done)
+		{
+			/* answer from memory if possible; otherwise on a worker */
+			mcp_process(rc->body ? rc->body : "", rc->len, &rc->mh, false, r);
+			if (r->needs_database)
+				return run_blocking(conn, rc, method, url, JOB_MCP);
+		}
+		log_request(rc, method, url, r->http_status, r, NULL);
+		rc->logged = true;
+		ret = respond(conn, rc, r->http_status, r->body, NULL, NULL, r->www_authenticate, r->retry_after);
+		free(r->body);
+		r->body = NULL;
 		return ret;
 	}
 }
@@ -655,6 +725,14 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_Re
 	(void) toe;
 	if (rc == NULL)
 		return;
+	/*
+	 * A client that left while its request waited on the database is gone
+	 * before the answer could be sent; the request itself was carried out,
+	 * so it is logged as answered.
+	 */
+	if (rc->job == JOB_MCP && rc->job_done && !rc->logged)
+		log_request(rc, rc->method, rc->url, rc->reply.http_status, &rc->reply, NULL);
+	free(rc->reply.body);
 	free(rc->body);
 	free(rc);
 	*con_cls = NULL;
@@ -716,8 +794,8 @@ mhd_logger(void *cls, const char *fmt, va_list ap)
 int
 http_start(void)
 {
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-		MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
+		MHD_USE_ITC | MHD_USE_ERROR_LOG;
 	const union MHD_DaemonInfo *info;
 	char		host[INET6_ADDRSTRLEN] = "?";
 	unsigned	port = 0;
@@ -725,7 +803,13 @@ http_start(void)
 
 	if (gw_cfg.listen_ipv6)
 		flags |= MHD_USE_IPv6;
+	if (work_start((int) gw_cfg.threads, GW_THREAD_STACK_SIZE) != 0)
+	{
+		log_event(GW_LOG_ERROR, "startup", "cannot allocate the worker threads' table");
+		return -1;
+	}
 	daemon_ = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL,
+							   MHD_OPTION_THREAD_POOL_SIZE, (unsigned int) gw_cfg.io_threads_num,
 							   MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL,
 							   MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &gw_cfg.listen_addr,
 							   MHD_OPTION_CONNECTION_LIMIT, (unsigned int) gw_cfg.threads,
@@ -755,6 +839,7 @@ http_start(void)
 	json_object_object_add(f, "port", json_object_new_int((int) port));
 	json_object_object_add(f, "version", json_object_new_string(GW_VERSION));
 	json_object_object_add(f, "max_connections", json_object_new_int((int) gw_cfg.threads));
+	json_object_object_add(f, "io_threads", json_object_new_int((int) gw_cfg.io_threads_num));
 	json_object_object_add(f, "max_connections_per_ip", json_object_new_int((int) gw_cfg.max_connections_per_ip));
 	json_object_object_add(f, "auth", json_object_new_string(gw_cfg.insecure_dev_principal
 															 ? "INSECURE dev principal (no tokens)" : "bearer"));
@@ -815,6 +900,8 @@ http_wait_idle(int timeout_ms)
 void
 http_stop(void)
 {
+	/* first the workers: none may resume a connection of a stopped daemon */
+	work_stop();
 	if (daemon_)
 		MHD_stop_daemon(daemon_);
 	daemon_ = NULL;

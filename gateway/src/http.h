@@ -19,7 +19,7 @@ extern int	http_inflight(void);
 /* Wait up to timeout_ms for http_inflight() == 0; true when idle. */
 extern bool http_wait_idle(int timeout_ms);
 
-/* Stage 2: close every connection and join the connection threads. */
+/* Stage 2: let the workers finish, then close every connection and stop. */
 extern void http_stop(void);
 
 enum hdr_status

@@ -3,7 +3,7 @@
  *		JSON lines on stderr.
  *
  * Each line is built in the calling thread (json-c objects never cross
- * threads) and written with one write loop under log_lock, so lines from
+ * threads) and written with one write() (see write_line), so lines from
  * concurrent requests never interleave.  The level and gateway id are set
  * once before threads start and only read afterwards.
  *
@@ -14,6 +14,7 @@
 #include "jsonrpc.h"			/* utf8_sequence_length() */
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -24,6 +25,9 @@
 #include <unistd.h>
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* a built line is written by one unlocked write() (write_line) */
+_Static_assert(LOG_LINE_MAX <= PIPE_BUF, "log lines must fit one atomic pipe write");
 static int	log_level = GW_LOG_INFO;	/* read-only once threads run */
 static char log_gateway[64] = "";	/* read-only once threads run */
 
@@ -71,9 +75,29 @@ log_enabled(int level)
 	return level <= log_level;
 }
 
+/*
+ * One write() of at most PIPE_BUF bytes is never interleaved with other
+ * writes to the same pipe (POSIX) or regular file (Linux serializes the file
+ * position), so a line that size -- every request line -- needs no lock;
+ * a lock here would be held across a system call by every request thread
+ * (at 32 connections it was most of the gateway's futex calls).  Longer
+ * lines, and the rest of a short write, are written under log_lock.
+ */
 static void
 write_line(const char *line, size_t len)
 {
+	if (len <= PIPE_BUF)
+	{
+		ssize_t		n;
+
+		do
+			n = write(STDERR_FILENO, line, len);
+		while (n < 0 && errno == EINTR);
+		if (n < 0 || (size_t) n == len)
+			return;
+		line += n;
+		len -= (size_t) n;
+	}
 	pthread_mutex_lock(&log_lock);
 	while (len > 0)
 	{

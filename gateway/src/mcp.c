@@ -307,7 +307,7 @@ handle_discover(struct mcp_reply *r, json_object *id)
 }
 
 static void
-handle_tools_list(struct mcp_reply *r, json_object *id, json_object *params)
+handle_tools_list(struct mcp_reply *r, json_object *id, json_object *params, bool may_block)
 {
 	const char *text;
 	json_object *cursor;
@@ -319,6 +319,11 @@ handle_tools_list(struct mcp_reply *r, json_object *id, json_object *params)
 	}
 
 	text = cached_result(&tools_list_result);
+	if (text == NULL && !may_block)
+	{
+		r->needs_database = true;
+		return;
+	}
 	if (text == NULL)
 	{
 		char	   *descriptors = NULL;
@@ -488,7 +493,8 @@ handle_tools_call(struct mcp_reply *r, json_object *id, json_object *params, jso
 /* ---------- the pipeline ---------- */
 
 void
-mcp_process(const char *body, size_t len, const struct mcp_headers *h, struct mcp_reply *r)
+mcp_process(const char *body, size_t len, const struct mcp_headers *h, bool may_block,
+			struct mcp_reply *r)
 {
 	json_object *root = NULL;
 	json_object *meta = NULL;
@@ -635,7 +641,14 @@ mcp_process(const char *body, size_t len, const struct mcp_headers *h, struct mc
 		if (strcmp(m.method, "tools/call") != 0 && !tokencache_lookup(token, &epoch))
 		{
 			struct db_error err = {0};
-			enum db_status st = db_authenticate(token, &principal, &err);
+			enum db_status st;
+
+			if (!may_block)
+			{
+				r->needs_database = true;
+				goto done;
+			}
+			st = db_authenticate(token, &principal, &err);
 
 			if (st != DB_OK)
 			{
@@ -655,7 +668,9 @@ mcp_process(const char *body, size_t len, const struct mcp_headers *h, struct mc
 	if (strcmp(m.method, "server/discover") == 0)
 		handle_discover(r, m.id);
 	else if (strcmp(m.method, "tools/list") == 0)
-		handle_tools_list(r, m.id, m.params);
+		handle_tools_list(r, m.id, m.params, may_block);
+	else if (!may_block)
+		r->needs_database = true;
 	else
 		handle_tools_call(r, m.id, m.params, meta, credential);
 

@@ -38,10 +38,19 @@ struct mcp_reply
 	bool		notification;
 	char		reason[64];		/* short machine reason (data.reason, sqlstate, ...) */
 	char		detail[160];	/* short human detail for errors */
+
+	/* set instead of an answer when may_block was false and the answer needs the database */
+	bool		needs_database;
 };
 
+/*
+ * Answer one request.  With may_block false (an HTTP event thread) a request
+ * that can be answered from memory is answered, and any other one is left
+ * with needs_database set and no side effect, to be run again with may_block
+ * true on a thread that may wait for the database.
+ */
 extern void mcp_process(const char *body, size_t len, const struct mcp_headers *h,
-						struct mcp_reply *r);
+						bool may_block, struct mcp_reply *r);
 
 extern void mcp_shutdown(void);
 

@@ -58,6 +58,9 @@ static struct cache_entry cache[CACHE_SLOTS];	/* guarded by cache_lock */
 static uint64_t cache_epoch = 1;	/* guarded by cache_lock */
 static bool cache_listening;	/* guarded by cache_lock */
 
+/* SHA-256, fetched once: an implicit fetch per digest costs more than the digest */
+static EVP_MD *sha256;			/* set before the listener starts, then read-only */
+
 static pthread_t listener;
 static bool listener_started;	/* only main() touches it */
 static int	stop_pipe[2] = {-1, -1};	/* written once by tokencache_stop() */
@@ -76,7 +79,8 @@ digest_of(const char *token, unsigned char out[DIGEST_LEN])
 {
 	unsigned int len = 0;
 
-	return EVP_Digest(token, strlen(token), out, &len, EVP_sha256(), NULL) == 1 && len == DIGEST_LEN;
+	return sha256 != NULL &&
+		EVP_Digest(token, strlen(token), out, &len, sha256, NULL) == 1 && len == DIGEST_LEN;
 }
 
 /* Forget everything: a new epoch, and whether it may be trusted. */
@@ -229,6 +233,9 @@ tokencache_start(void)
 {
 	if (gw_cfg.auth_cache_ms <= 0 || gw_cfg.insecure_dev_principal != NULL)
 		return 0;
+	sha256 = EVP_MD_fetch(NULL, "SHA2-256", NULL);
+	if (sha256 == NULL)
+		return -1;
 	if (pipe(stop_pipe) != 0)
 		return -1;
 	fcntl(stop_pipe[0], F_SETFD, FD_CLOEXEC);
@@ -251,4 +258,6 @@ tokencache_stop(void)
 	close(stop_pipe[0]);
 	close(stop_pipe[1]);
 	stop_pipe[0] = stop_pipe[1] = -1;
+	EVP_MD_free(sha256);
+	sha256 = NULL;
 }
