@@ -5,8 +5,8 @@
 
 Four panels: flows/s against concurrency (pgbench floor, 1 gateway, N
 gateways behind HAProxy, and the 1.0 baseline when results/full-baseline.json
-exists); tools/list requests/s (nginx static, 1 gateway, HAProxy, the pgbench
-floor of its SQL call); step-1 p50 latency by workspace size (current and
+exists); tools/list requests/s (nginx static alone and behind HAProxy, 1
+gateway, HAProxy, the pgbench floor of its SQL call); step-1 p50 latency by workspace size (current and
 baseline); gateway RSS.  Medians over the rounds of the run.
 """
 import json
@@ -43,10 +43,11 @@ def main():
                 b = base["flows"][c]["flows_per_s_median"]["gw1"]
             f.write(f"{c} {m['pgbench']} {m['gw1']} {m['lb']} {b}\n")
     with open(tmp / "req.dat", "w") as f:
-        f.write("# conns nginx gw1_tools lb_tools pgbench_auth gw1_discover\n")
+        f.write("# conns nginx gw1_tools lb_tools pgbench_auth gw1_discover lb_nginx\n")
         for c, v in sorted(r["requests"].items(), key=lambda kv: int(kv[0])):
             m = v["requests_per_s_median"]
-            f.write(f"{c} {m['nginx']} {m['gw1_tools']} {m['lb_tools']} {m['pgbench_auth']} {m['gw1_discover']}\n")
+            f.write(f"{c} {m['nginx']} {m['gw1_tools']} {m['lb_tools']} {m['pgbench_auth']} {m['gw1_discover']} "
+                    f"{m.get('lb_nginx', 'NaN')}\n")
     g = r["growth"]
     with open(tmp / "growth.dat", "w") as f:
         f.write("# label current baseline\n")
@@ -59,7 +60,8 @@ def main():
     with open(tmp / "mem.dat", "w") as f:
         f.write("# label MB\n")
         f.write(f"\"idle\" {m['idle']['VmRSS'] / 1024:.2f}\n")
-        f.write(f"\"{m['open_connections']['Threads'] - 2} open conns\" {m['open_connections']['VmRSS'] / 1024:.2f}\n")
+        conns = m["open_connections"].get("conns", m["open_connections"]["Threads"] - 2)
+        f.write(f"\"{conns} open conns\" {m['open_connections']['VmRSS'] / 1024:.2f}\n")
         f.write(f"\"after {m['warm_requests'] // 1000}k req\" {m['after_warm_requests']['VmRSS'] / 1024:.2f}\n")
         f.write(f"\"after {m['total_requests'] // 1000}k req\" {m['after_all_requests']['VmRSS'] / 1024:.2f}\n")
 
@@ -89,6 +91,7 @@ set ylabel "requests/s"
 plot "{tmp}/req.dat" using 1:2 title "nginx static file" lw 2 pt 7, \\
      "" using 1:3 title "1 gateway" lw 2 pt 5, \\
      "" using 1:4 title "{ngw} gateways + HAProxy" lw 2 pt 9, \\
+     "" using 1:7 title "nginx via HAProxy" lw 2 pt 8, \\
      "" using 1:5 title "pgbench floor (authenticate)" lw 2 pt 6
 unset logscale x
 set xlabel ""

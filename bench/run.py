@@ -309,6 +309,7 @@ http {{
         listen 127.0.0.1:{port};
         root {root};
         location = /tools.json {{ default_type application/json; add_header Cache-Control no-store; }}
+        location = /readyz {{ default_type application/json; return 200 '{{"status":"ready"}}'; }}
     }}
 }}
 """)
@@ -447,6 +448,11 @@ class Suite:
                                   "gateways": self.p["gateways"]}
         body = self.tools_list_body(self.gw1.port)
         self.nginx_port = start_nginx(self.tmp, body)
+        # the HTTP floor of the balanced path: the same HAProxy configuration
+        # in front of nginx (two server lines, as for the two gateways)
+        self.lb_nginx_port, _ = start_haproxy(self.tmp, [(f"nginx{i}", "127.0.0.1", self.nginx_port)
+                                                         for i in range(self.p["gateways"])],
+                                              self.args.lb_mode)
         self.result["tools_list_bytes"] = len(body)
         self.result["gw1_rss_start_kb"] = rss_kb(self.gw1.proc.pid)
 
@@ -525,9 +531,10 @@ class Suite:
 
     # -- tools/list, server/discover
     def requests(self):
-        say("requests: tools/list and server/discover vs nginx static and the pgbench floor")
+        say("requests: tools/list and server/discover vs nginx static (alone and behind HAProxy) "
+            "and the pgbench floor")
         p = self.p
-        targets = ["nginx", "gw1_tools", "lb_tools", "gw1_discover", "lb_discover", "pgbench_auth"]
+        targets = ["nginx", "lb_nginx", "gw1_tools", "lb_tools", "gw1_discover", "lb_discover", "pgbench_auth"]
         out = {}
         for c in self.p["levels"]:
             runs = {t: [] for t in targets}
@@ -539,9 +546,9 @@ class Suite:
                                     {"tok": self.token})
                         r.update(rate=r["tps"], errors=r["failed"] + (1 if r["aborted"] else 0))
                     else:
-                        if t == "nginx":
-                            r = loadgen(self.nginx_port, "get", c, p["req_secs"], p["req_warm"], self.token,
-                                        path="/tools.json")
+                        if t in ("nginx", "lb_nginx"):
+                            r = loadgen(self.nginx_port if t == "nginx" else self.lb_nginx_port, "get", c,
+                                        p["req_secs"], p["req_warm"], self.token, path="/tools.json")
                         else:
                             port = self.gw1.port if t.startswith("gw1") else self.lb_port
                             r = loadgen(port, "tools" if t.endswith("tools") else "discover", c,
@@ -556,6 +563,7 @@ class Suite:
                 "requests_per_s_median": med,
                 "ratio_gw1_tools_vs_nginx": ratio_summary(rates["gw1_tools"], rates["nginx"]),
                 "ratio_lb_tools_vs_nginx": ratio_summary(rates["lb_tools"], rates["nginx"]),
+                "ratio_lb_tools_vs_lb_nginx": ratio_summary(rates["lb_tools"], rates["lb_nginx"]),
                 "ratio_gw1_tools_vs_pgbench_auth": ratio_summary(rates["gw1_tools"], rates["pgbench_auth"]),
                 "ratio_gw1_discover_vs_nginx": ratio_summary(rates["gw1_discover"], rates["nginx"]),
                 "latency_p50_ms": {t: median([x["latency"]["p50_ms"] for x in runs[t] if x.get("latency")])
@@ -564,8 +572,8 @@ class Suite:
                                    for t in targets if t != "pgbench_auth"},
                 "errors": sum(x["errors"] for t in targets for x in runs[t]),
             }
-            say(f"  c={c}: req/s nginx {med['nginx']:.0f}  tools gw1 {med['gw1_tools']:.0f} "
-                f"lb {med['lb_tools']:.0f}  discover gw1 {med['gw1_discover']:.0f}  "
+            say(f"  c={c}: req/s nginx {med['nginx']:.0f} (via HAProxy {med['lb_nginx']:.0f})  "
+                f"tools gw1 {med['gw1_tools']:.0f} lb {med['lb_tools']:.0f}  discover gw1 {med['gw1_discover']:.0f}  "
                 f"pgbench auth {med['pgbench_auth']:.0f}  tools/nginx "
                 f"{out[str(c)]['ratio_gw1_tools_vs_nginx']['median']}")
         self.result["requests"] = out
@@ -657,6 +665,7 @@ CHECKPOINT;
         time.sleep(0.5)
         m["open_connections"] = rss_kb(gw.proc.pid)
         m["open_connections"]["held"] = line.strip()
+        m["open_connections"]["conns"] = p["hold_conns"]
         rest, err = hold.communicate(timeout=60)
         m["hold_result"] = json.loads(rest.strip().splitlines()[-1]) if rest.strip() else {"stderr": err}
         time.sleep(1.5)
@@ -718,8 +727,9 @@ CHECKPOINT;
         for c, v in r.get("requests", {}).items():
             add(f"tools_gw1_vs_nginx_c{c}", f"tools/list 1 gateway / nginx static, c={c}",
                 v["ratio_gw1_tools_vs_nginx"], TARGETS["tools_list_vs_nginx"])
-            add(f"tools_lb_vs_nginx_c{c}", f"tools/list HAProxy / nginx static, c={c}",
-                v["ratio_lb_tools_vs_nginx"], TARGETS["tools_list_vs_nginx"])
+            if "ratio_lb_tools_vs_lb_nginx" in v:
+                add(f"tools_lb_vs_lb_nginx_c{c}", f"tools/list HAProxy / nginx via HAProxy, c={c}",
+                    v["ratio_lb_tools_vs_lb_nginx"], TARGETS["tools_list_vs_nginx"])
         if "growth" in r:
             g = r["growth"]
             add("growth_step1_p50", f"step-1 p50 {g['notes_big']} / {g['notes_small']} notes",
