@@ -67,7 +67,7 @@ HAProxy configuration, and why
   own, a gateway that dies can only fail requests actually sent to it (no reused
   idle server connection that turns out dead after the request was written), and
   HAProxy holds no idle connections that would occupy the gateway's
-  thread-per-connection slots.  A loopback connect costs ~50 µs.  Benchmarks may
+  connection slots (--threads).  A loopback connect costs ~50 µs.  Benchmarks may
   pass lb_mode="keep-alive" to measure with server connection reuse.
 - Health check `GET /readyz` (200 only while the gateway reaches the database
   and is not draining), `inter 200ms fall 2 rise 1`, `timeout check 2s`: without
