@@ -168,27 +168,6 @@ CREATE TRIGGER delete_audit_append_only
     BEFORE UPDATE ON delete_audit
     FOR EACH STATEMENT EXECUTE FUNCTION _audit_is_append_only();
 
--- Gateways may reuse a recent acceptance of a token for the public answers
--- of tools/list and server/discover (gateway --auth-cache-ms).  They LISTEN
--- on this channel and forget every acceptance when any statement changes
--- the tokens table, so revoking, shortening or deleting a token reaches them
--- at commit.  INSERT is left out: a new token was never accepted before.
-CREATE FUNCTION _tokens_changed() RETURNS trigger
-LANGUAGE plpgsql
-SET search_path = mcp_notes, pg_temp
-AS $$
-BEGIN
-    PERFORM pg_catalog.pg_notify('mcp_notes_tokens', '');
-    RETURN NULL;
-END;
-$$;
-COMMENT ON FUNCTION _tokens_changed() IS
-'Internal: trigger that notifies channel mcp_notes_tokens when tokens change, so gateways drop cached acceptances';
-
-CREATE TRIGGER tokens_changed
-    AFTER UPDATE OR DELETE OR TRUNCATE ON tokens
-    FOR EACH STATEMENT EXECUTE FUNCTION _tokens_changed();
-
 -- pg_dump keeps operator data; keys and nonces are not dumped on purpose: a
 -- restored database gets a fresh key from this script, so states issued
 -- before the dump simply stop verifying.
@@ -917,22 +896,14 @@ COMMENT ON FUNCTION _call_tool(text, text, jsonb, jsonb, text, jsonb, text, json
 -- Gateway API
 -------------------------------------------------------------------------------
 
--- plpgsql rather than sql: a SET clause keeps an sql function from being
--- inlined, so its query would be planned on every call; plpgsql caches the
--- plan per session (tools/list and server/discover call this alone).
 CREATE FUNCTION authenticate(token text) RETURNS text
-LANGUAGE plpgsql STABLE SECURITY DEFINER
+LANGUAGE sql STABLE SECURITY DEFINER
 SET search_path = mcp_notes, pg_temp
 AS $$
-DECLARE
-    who text;
-BEGIN
-    SELECT t.principal INTO who FROM tokens t
+    SELECT t.principal FROM tokens t
     WHERE t.token_hash = _token_hash(token)
       AND t.revoked_at IS NULL
-      AND t.expires_at > now();
-    RETURN who;
-END;
+      AND t.expires_at > now()
 $$;
 COMMENT ON FUNCTION authenticate(text) IS 'The principal a bearer token proves, or NULL when it is unknown, expired or revoked';
 

@@ -143,9 +143,19 @@ wait_for_stop(int ms)
 	return poll(&pfd, 1, ms) > 0;
 }
 
+/*
+ * Does the database notify token changes?  mcp_notes 1.0 had no trigger: a
+ * gateway in front of it must not trust a cache nobody invalidates.
+ */
+#define NOTIFIES_SQL \
+	"SELECT pg_catalog.count(*) FROM pg_catalog.pg_trigger " \
+	"WHERE tgrelid = pg_catalog.to_regclass('mcp_notes.tokens') " \
+	"AND tgname = 'tokens_changed' AND tgenabled <> 'D'"
+
 static PGconn *
 subscribe(void)
 {
+	static bool warned_no_trigger;	/* only the listener thread runs this */
 	struct db_error err = {0};
 	PGconn	   *pg = db_connect_dedicated(&err);
 	PGresult   *res;
@@ -153,6 +163,22 @@ subscribe(void)
 
 	if (pg == NULL)
 		return NULL;
+	res = PQexec(pg, NOTIFIES_SQL);
+	ok = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 &&
+		strcmp(PQgetvalue(res, 0, 0), "1") == 0;
+	PQclear(res);
+	if (!ok)
+	{
+		if (!warned_no_trigger)
+			log_event(GW_LOG_WARN, "auth_cache_off",
+					  "the database does not notify token changes (mcp_notes older than 1.1? "
+					  "ALTER EXTENSION mcp_notes UPDATE): every token goes to the database");
+		warned_no_trigger = true;
+		PQfinish(pg);
+		return NULL;
+	}
+	warned_no_trigger = false;
+
 	res = PQexec(pg, "LISTEN " TOKENCACHE_CHANNEL);
 	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
 	if (!ok)

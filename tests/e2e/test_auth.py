@@ -167,6 +167,17 @@ class TokenCacheTest(GatewayTestCase):
         self.assertNotEqual(self.listener_pids(gw), pid)
         self.assertGreater(self.elapsed_under_lock(gw, "tools/list", self.token), self.WAITED)
 
+    def test_no_cache_when_the_database_does_not_notify(self):
+        # as in front of mcp_notes 1.0, which had no tokens_changed trigger
+        self.db.sql("ALTER TABLE mcp_notes.tokens DISABLE TRIGGER tokens_changed")
+        self.addCleanup(self.db.sql, "ALTER TABLE mcp_notes.tokens ENABLE TRIGGER tokens_changed")
+        gw = self.start_gateway("--auth-cache-ms", "60000")
+        self.assertTrue(wait_until(lambda: "auth_cache_off" in self.events(gw), 10), gw.log())
+        self.assertIn("does not notify token changes", gw.log())
+        self.assertEqual(gw.rpc("tools/list", token=self.token).status, 200)
+        self.assertGreater(self.elapsed_under_lock(gw, "tools/list", self.token), self.WAITED)
+        self.assertEqual(self.listener_pids(gw), "")
+
     def test_zero_turns_the_cache_off(self):
         gw = self.start_gateway("--auth-cache-ms", "0")
         self.assertEqual(gw.rpc("tools/list", token=self.token).status, 200)
