@@ -3,9 +3,10 @@ and 10,000 idle connections.  The gateway must keep serving other clients,
 and its memory (VmRSS) and thread count must stay bounded and come back.
 
 The attacking connections come from 127.0.0.2 and the well-behaved client
-from 127.0.0.1: two hosts, as far as the gateway can tell.  (A gateway is
-thread-per-connection with a connection limit; what it can promise is that
-one client address cannot take every slot: --max-connections-per-ip.  Against
+from 127.0.0.1: two hosts, as far as the gateway can tell.  (A gateway has a
+connection limit, and requests waiting on the database each hold a worker
+thread; what it can promise is that one client address cannot take every
+slot: --max-connections-per-ip.  Against
 many attacking addresses the load balancer in front is the defence; the
 last test shows HAProxy absorbing 10,000 idle connections from 200 addresses.)"""
 import errno
@@ -138,8 +139,8 @@ def idle_flood(port, total, batch, sources, between, pause=0.2):
 
 
 def settle_threads(pid, timeout=5):
-    """Wait until the process's thread count stops changing (connection
-    threads of earlier requests have ended)."""
+    """Wait until the process's thread count stops changing (worker threads
+    of earlier requests have ended)."""
     last = proc_status(pid)["Threads"]
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -209,9 +210,9 @@ class ConnectionAbuseTest(ReliabilityCase):
     def assert_recovers(self):
         """Threads back to the idle count; memory bounded."""
         self.assertTrue(wait_until(lambda: proc_status(self.gw.proc.pid)["Threads"] <= self.sampler.before["Threads"],
-                                   10), f"connection threads not released: {proc_status(self.gw.proc.pid)}")
+                                   10), f"worker threads not released: {proc_status(self.gw.proc.pid)}")
         after = self.sampler.finish()
-        # at most max_conn threads of 512 KiB stack + 64 KiB buffers: anything
+        # at most max_conn workers of 512 KiB stack + 16 KiB buffers: anything
         # near that bound means a leak or unbounded growth
         self.assertLess(self.sampler.peak["VmRSS"] - self.sampler.before["VmRSS"], 48 * MB, self.sampler.text())
         self.assertLess(after["VmRSS"] - self.sampler.before["VmRSS"], 16 * MB, self.sampler.text())
@@ -264,13 +265,13 @@ class ConnectionAbuseTest(ReliabilityCase):
         self.assertTrue(wait_until(lambda: waiting() == n_held, 15), "the accepts did not reach the row lock")
         for i, s in enumerate(socks):
             reset_close(s) if i % 2 else s.close()
-        # their connection threads are blocked in the database: others are still served, flows too
+        # their workers are blocked in the database: others are still served, flows too
         self.serve_other_client()
         note_id, title, _ = notes[n_held]
         r = self.ep.call_delete(self.token, ws, title, id="free", responses=accept(note_id), state=states[n_held])
         self.assertTrue(is_deleted(r), r)
         self.sql.query("COMMIT")
-        # the abandoned requests complete (their decision stands) and their threads end
+        # the abandoned requests complete (their decision stands), are logged, and their workers end
         self.assertTrue(wait_until(lambda: sum(1 for l in self.gw.log_lines() if l.get("event") == "request"
                                                and str(l.get("rpc_id", "")).startswith('"gone')) == n_held, 15),
                         self.gw.log()[-3000:])
