@@ -799,7 +799,7 @@ http_start(void)
 	const union MHD_DaemonInfo *info;
 	char		host[INET6_ADDRSTRLEN] = "?";
 	unsigned	port = 0;
-	json_object *f;
+	struct log_line line;
 
 	if (gw_cfg.listen_ipv6)
 		flags |= MHD_USE_IPv6;
@@ -833,17 +833,18 @@ http_start(void)
 	else
 		inet_ntop(AF_INET6, &((struct sockaddr_in6 *) &gw_cfg.listen_addr)->sin6_addr, host, sizeof(host));
 
-	f = json_object_new_object();
-	json_object_object_add(f, "event", json_object_new_string("listening"));
-	json_object_object_add(f, "host", json_object_new_string(host));
-	json_object_object_add(f, "port", json_object_new_int((int) port));
-	json_object_object_add(f, "version", json_object_new_string(GW_VERSION));
-	json_object_object_add(f, "max_connections", json_object_new_int((int) gw_cfg.threads));
-	json_object_object_add(f, "io_threads", json_object_new_int((int) gw_cfg.io_threads_num));
-	json_object_object_add(f, "max_connections_per_ip", json_object_new_int((int) gw_cfg.max_connections_per_ip));
-	json_object_object_add(f, "auth", json_object_new_string(gw_cfg.insecure_dev_principal
-															 ? "INSECURE dev principal (no tokens)" : "bearer"));
-	log_fields(GW_LOG_INFO, f);
+	if (log_line_begin(&line, GW_LOG_INFO, "listening"))
+	{
+		log_line_str(&line, "host", host);
+		log_line_int(&line, "port", (long long) port);
+		log_line_str(&line, "version", GW_VERSION);
+		log_line_int(&line, "max_connections", gw_cfg.threads);
+		log_line_int(&line, "io_threads", gw_cfg.io_threads_num);
+		log_line_int(&line, "max_connections_per_ip", gw_cfg.max_connections_per_ip);
+		log_line_str(&line, "auth", gw_cfg.insecure_dev_principal
+					 ? "INSECURE dev principal (no tokens)" : "bearer");
+		log_line_end(&line);
+	}
 	return 0;
 }
 

@@ -2,20 +2,17 @@
  * log.c
  *		JSON lines on stderr.
  *
- * Each line is built in the calling thread (json-c objects never cross
- * threads) and written with one write() (see write_line), so lines from
- * concurrent requests never interleave.  The level and gateway id are set
- * once before threads start and only read afterwards.
- *
- * log_fields() takes any json-c tree; the log_line_* builder writes the same
- * JSON straight into a stack buffer, for the line every request logs.
+ * Each line is built in the calling thread's stack by the log_line_*
+ * builder (no json-c objects, no malloc: every request writes one) and
+ * written with one write() (see write_line), so lines from concurrent
+ * requests never interleave.  The level and gateway id are set once before
+ * threads start and only read afterwards.
  */
 #include "log.h"
 #include "jsonrpc.h"			/* utf8_sequence_length() */
 
 #include <errno.h>
 #include <limits.h>
-#include <stdlib.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -78,31 +75,28 @@ log_enabled(int level)
 /*
  * One write() of at most PIPE_BUF bytes is never interleaved with other
  * writes to the same pipe (POSIX) or regular file (Linux serializes the file
- * position), so a line that size -- every request line -- needs no lock;
- * a lock here would be held across a system call by every request thread
- * (at 32 connections it was most of the gateway's futex calls).  Longer
- * lines, and the rest of a short write, are written under log_lock.
+ * position), and every line fits (LOG_LINE_MAX), so no lock is taken: a lock
+ * here was held across a system call by every request thread (at 32
+ * connections, most of the gateway's futex calls).  Should a write be short
+ * anyway, the rest is written under log_lock.
  */
 static void
 write_line(const char *line, size_t len)
 {
-	if (len <= PIPE_BUF)
-	{
-		ssize_t		n;
+	ssize_t		n;
 
-		do
-			n = write(STDERR_FILENO, line, len);
-		while (n < 0 && errno == EINTR);
-		if (n < 0 || (size_t) n == len)
-			return;
-		line += n;
-		len -= (size_t) n;
-	}
+	do
+		n = write(STDERR_FILENO, line, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 || (size_t) n == len)
+		return;
+	line += n;
+	len -= (size_t) n;
+
 	pthread_mutex_lock(&log_lock);
 	while (len > 0)
 	{
-		ssize_t		n = write(STDERR_FILENO, line, len);
-
+		n = write(STDERR_FILENO, line, len);
 		if (n < 0)
 		{
 			if (errno == EINTR)
@@ -149,46 +143,6 @@ format_stamp(char *stamp)
 	stamp[n++] = 'Z';
 	stamp[n] = '\0';
 	return n;
-}
-
-void
-log_fields(int level, json_object *fields)
-{
-	json_object *line;
-	char		stamp[64];
-	const char *text;
-	size_t		len;
-	char	   *buf;
-
-	if (!log_enabled(level) || fields == NULL)
-	{
-		json_object_put(fields);
-		return;
-	}
-	format_stamp(stamp);
-
-	/* fixed keys first, then the caller's fields */
-	line = json_object_new_object();
-	json_object_object_add(line, "time", json_object_new_string(stamp));
-	json_object_object_add(line, "level", json_object_new_string(level_names[level]));
-	json_object_object_add(line, "gateway", json_object_new_string(log_gateway));
-	json_object_object_foreach(fields, key, val)
-	{
-		json_object_object_add(line, key, json_object_get(val));
-	}
-	json_object_put(fields);
-
-	text = json_object_to_json_string_ext(line, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	len = strlen(text);
-	buf = malloc(len + 1);
-	if (buf)
-	{
-		memcpy(buf, text, len);
-		buf[len] = '\n';
-		write_line(buf, len + 1);
-		free(buf);
-	}
-	json_object_put(line);
 }
 
 void

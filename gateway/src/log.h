@@ -1,6 +1,6 @@
 /*
  * log.h
- *		One JSON object per line on stderr, written under a lock.
+ *		One JSON object per line on stderr, each written by one write().
  *
  * Never pass a bearer token, a requestState or a note body to these functions.
  */
@@ -9,7 +9,6 @@
 
 #include <stdbool.h>
 #include <string.h>
-#include <json-c/json.h>
 
 enum gw_log_level
 {
@@ -27,9 +26,6 @@ extern bool log_enabled(int level);
 /* {"time","level","gateway","event","msg"} */
 extern void log_event(int level, const char *event, const char *fmt,...)
 			__attribute__((format(printf, 3, 4)));
-
-/* Adds time, level and gateway to fields, writes the line, frees fields. */
-extern void log_fields(int level, json_object *fields);
 
 /*
  * A log line built in place, for hot paths (the per-request line): no json-c
