@@ -228,9 +228,18 @@ check_header(struct mcp_reply *r, json_object *id, const char *hname, const char
 static void
 reply_spliced(struct mcp_reply *r, json_object *id, const char *result_text)
 {
-	const char *id_text = json_object_to_json_string_ext(id, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	size_t		n = strlen(id_text) + strlen(result_text) + 40;
+	const char *id_text;
+	size_t		n;
 
+	if (result_text == NULL)
+	{
+		struct db_error e = {DB_INTERNAL, "", "out of memory serializing a result"};
+
+		reply_db_error(r, id, &e);
+		return;
+	}
+	id_text = json_object_to_json_string_ext(id, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	n = strlen(id_text) + strlen(result_text) + 40;
 	free(r->body);
 	r->body = malloc(n);
 	if (r->body == NULL)
@@ -296,13 +305,6 @@ handle_discover(struct mcp_reply *r, json_object *id)
 		json_object_object_add(result, "instructions", json_object_new_string(INSTRUCTIONS));
 		text = remember_result(&discover_result, result);
 	}
-	if (text == NULL)
-	{
-		struct db_error e = {DB_INTERNAL, "", "out of memory"};
-
-		reply_db_error(r, id, &e);
-		return;
-	}
 	reply_spliced(r, id, text);
 }
 
@@ -353,13 +355,6 @@ handle_tools_list(struct mcp_reply *r, json_object *id, json_object *params, boo
 		json_object_object_add(result, "ttlMs", json_object_new_int(TOOLS_TTL_MS));
 		json_object_object_add(result, "cacheScope", json_object_new_string("public"));
 		text = remember_result(&tools_list_result, result);
-		if (text == NULL)
-		{
-			struct db_error e = {DB_INTERNAL, "", "out of memory"};
-
-			reply_db_error(r, id, &e);
-			return;
-		}
 	}
 	reply_spliced(r, id, text);
 }
