@@ -484,9 +484,12 @@ class PsqlSession:
 # ---------------------------------------------------------------- the cluster
 
 def _pg_ctlcluster(*args, timeout=120):
-    version, name = cluster()
-    proc = subprocess.run(["pg_ctlcluster", version, name, *args], capture_output=True, text=True,
-                          timeout=timeout)
+    if os.environ.get("MCP_NOTES_PGCTL"):
+        cmd = [os.environ["MCP_NOTES_PGCTL"], *args]        # tests/with-cluster
+    else:
+        version, name = cluster()
+        cmd = ["pg_ctlcluster", version, name, *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
         raise RuntimeError(f"pg_ctlcluster {' '.join(args)} failed: {proc.stderr}{proc.stdout}")
 
