@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #include "fmgr.h"
-#include "shim.h"
+#include "pg_backend_shim.h"
 #include "uri.h"
 #include "uri_reference.h"
 
@@ -255,25 +255,44 @@ climbs_out(const struct ref_uri *ws, const struct ref_uri *t)
 	return false;
 }
 
+/*
+ * A text datum holding p[0..n): with a 4-byte header, or with the 1-byte
+ * header the server uses for short values stored in a tuple (when n fits),
+ * so that uri.c is seen to read both through VARDATA_ANY / VARSIZE_ANY.
+ */
 static text *
-make_text(const uint8_t *p, size_t n)
+make_text(const uint8_t *p, size_t n, bool short_header)
 {
-	text	   *t = palloc(VARHDRSZ + n);
+	text	   *t;
 
+	if (short_header && n + VARHDRSZ_SHORT <= VARATT_SHORT_MAX)
+	{
+		t = palloc(VARHDRSZ_SHORT + n);
+		SET_VARSIZE_SHORT(t, VARHDRSZ_SHORT + n);
+		memcpy(VARDATA_SHORT(t), p, n);
+		return t;
+	}
+	t = palloc(VARHDRSZ + n);
 	SET_VARSIZE(t, VARHDRSZ + n);
-	memcpy(VARDATA_ANY(t), p, n);
+	memcpy(VARDATA(t), p, n);
 	return t;
 }
 
 static bool
 sql_uri_contains(const struct checked *ws, const struct checked *t)
 {
-	FunctionCallInfoBaseData fc = {0};
+	LOCAL_FCINFO(fc, 2);
+	Datum		d;
 
-	fc.nargs = 2;
-	fc.args[0].value = PointerGetDatum(make_text(ws->in, ws->len));
-	fc.args[1].value = PointerGetDatum(make_text(t->in, t->len));
-	return mcp_notes_uri_contains(&fc) != 0 && !fc.isnull;
+	InitFunctionCallInfoData(*fc, NULL, 2, InvalidOid, NULL, NULL);
+	fc->args[0].value = PointerGetDatum(make_text(ws->in, ws->len, true));
+	fc->args[0].isnull = false;
+	fc->args[1].value = PointerGetDatum(make_text(t->in, t->len, false));
+	fc->args[1].isnull = false;
+	d = mcp_notes_uri_contains(fc);
+	if (fc->isnull)
+		violation("uri_contains() (SQL) returned NULL");
+	return DatumGetBool(d);
 }
 
 /* Invariant 4 for (ws, t), both already through check_uri; "sql" adds uri_contains(). */
@@ -339,27 +358,30 @@ expected_quote(const uint8_t *p, size_t n)
 static void
 check_sql(const struct checked *c)
 {
-	FunctionCallInfoBaseData fc = {0};
+	LOCAL_FCINFO(fc, 1);
 	jmp_buf		jb;
 	Datum		d;
 
 	/* _uri_problem: NULL exactly when well formed */
-	fc.nargs = 1;
-	fc.args[0].value = PointerGetDatum(make_text(c->in, c->len));
-	d = mcp_notes_uri_problem(&fc);
-	if (fc.isnull != c->ok)
+	InitFunctionCallInfoData(*fc, NULL, 1, InvalidOid, NULL, NULL);
+	fc->args[0].value = PointerGetDatum(make_text(c->in, c->len, false));
+	fc->args[0].isnull = false;
+	d = mcp_notes_uri_problem(fc);
+	if (fc->isnull != c->ok)
 		violation("_uri_problem() is %s for a URI uri.c %s",
-				  fc.isnull ? "NULL" : "not NULL", c->ok ? "accepts" : "refuses");
-	if (!fc.isnull && VARSIZE_ANY_EXHDR(DatumGetPointer(d)) == 0)
+				  fc->isnull ? "NULL" : "not NULL", c->ok ? "accepts" : "refuses");
+	if (!fc->isnull && VARSIZE_ANY_EXHDR(DatumGetPointer(d)) == 0)
 		violation("_uri_problem() returned an empty sentence");
 
 	/* normalize_uri: the canonical form, or 22P02 with a safely quoted input */
-	fc.isnull = false;
+	fc->isnull = false;
+	fc->args[0].value = PointerGetDatum(make_text(c->in, c->len, true));
 	shim_errmsg = shim_errdetail = NULL;
+	shim_errcode = 0;
 	if (setjmp(jb) == 0)
 	{
 		shim_error_catch = &jb;
-		d = mcp_notes_normalize_uri(&fc);
+		d = mcp_notes_normalize_uri(fc);
 		shim_error_catch = NULL;
 		if (!c->ok)
 			violation("normalize_uri() (SQL) returned for a URI uri.c refuses");
@@ -378,6 +400,9 @@ check_sql(const struct checked *c)
 			violation("normalize_uri() (SQL) raised an error for a URI uri.c accepts");
 		if (shim_errmsg == NULL || shim_errdetail == NULL || shim_errdetail[0] == '\0')
 			violation("normalize_uri() (SQL) error without message or detail");
+		if (shim_errcode != ERRCODE_INVALID_TEXT_REPRESENTATION)
+			violation("normalize_uri() (SQL) error has SQLSTATE code %d, not 22P02",
+					  shim_errcode);
 		for (i = 0; shim_errmsg[i]; i++)
 			if ((unsigned char) shim_errmsg[i] < 0x20 || (unsigned char) shim_errmsg[i] > 0x7E)
 				violation("error message has byte 0x%02X at %zu: not printable ASCII",

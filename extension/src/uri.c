@@ -220,6 +220,206 @@ utf8_is_valid(const unsigned char *s, size_t len)
 }
 
 /*
+ * The canonical form while it is built: FILE_PREFIX, then "/" and the encoded
+ * name of each segment kept so far.  starts[k] is the offset in buf of the
+ * '/' that begins kept segment k, so that ".." can cut the last one off.
+ */
+typedef struct CanonPath
+{
+	char	   *buf;
+	size_t		len;
+	size_t	   *starts;
+	int			depth;
+} CanonPath;
+
+/*
+ * Room for the canonical form of a path of len input bytes: each input byte
+ * yields at most three output bytes, plus the root's '/' and a NUL; a path
+ * has fewer than len segments.
+ */
+static void
+canon_init(CanonPath *cp, size_t len)
+{
+	cp->buf = palloc(FILE_PREFIX_LEN + 3 * len + 2);
+	memcpy(cp->buf, FILE_PREFIX, FILE_PREFIX_LEN);
+	cp->len = FILE_PREFIX_LEN;
+	cp->starts = palloc(sizeof(size_t) * len);
+	cp->depth = 0;
+}
+
+/*
+ * The byte encoded by the escape at p[0] == '%', of which avail bytes are
+ * left in the input; -1 unless two hex digits follow.
+ */
+static int
+decode_escape(const unsigned char *p, size_t avail)
+{
+	int			hi;
+	int			lo;
+
+	Assert(avail > 0 && p[0] == '%');
+	if (avail < 3 || (hi = hex_value(p[1])) < 0 || (lo = hex_value(p[2])) < 0)
+		return -1;
+	return (hi << 4) | lo;
+}
+
+/* Why a byte decoded from an escape cannot be part of a name, or NULL. */
+static const char *
+decoded_byte_problem(unsigned char c)
+{
+	if (c == '/')
+		return P_ENC_SLASH;
+	if (c == '\\')
+		return P_ENC_BACKSLASH;
+	if (c == 0)
+		return P_ENC_NUL;
+	if (is_control(c))
+		return P_ENC_CONTROL;
+	return NULL;
+}
+
+/* Why a raw path byte other than '/' and '%' is not allowed, or NULL. */
+static const char *
+raw_byte_problem(unsigned char c)
+{
+	if (c >= 0x80 || is_pchar(c))
+		return NULL;
+	if (c == '\\')
+		return P_BACKSLASH;
+	if (is_control(c))
+		return P_CONTROL;
+	return P_MUST_ENCODE;
+}
+
+/*
+ * Decodes the segment that begins at p[*pos] and ends before the next raw '/'
+ * (or at len) into seg, each escape exactly once.  On success sets *seglen
+ * and advances *pos to the segment's end; on failure sets *problem for the
+ * first byte that is refused.
+ */
+static bool
+decode_segment(const unsigned char *p, size_t len, size_t *pos,
+			   unsigned char *seg, size_t *seglen, const char **problem)
+{
+	size_t		j = *pos;
+	size_t		n = 0;
+
+	while (j < len && p[j] != '/')
+	{
+		const char *why;
+		int			c = p[j];
+
+		if (c == '%')
+		{
+			c = decode_escape(&p[j], len - j);
+			why = (c < 0) ? P_BAD_PERCENT : decoded_byte_problem((unsigned char) c);
+			j += 3;
+		}
+		else
+		{
+			why = raw_byte_problem((unsigned char) c);
+			j++;
+		}
+		if (why != NULL)
+		{
+			*problem = why;
+			return false;
+		}
+		seg[n++] = (unsigned char) c;
+	}
+	*pos = j;
+	*seglen = n;
+	return true;
+}
+
+/* Appends a kept segment, each byte raw or as %XX as the canonical form says. */
+static void
+push_segment(CanonPath *cp, const unsigned char *seg, size_t seglen)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t		k;
+
+	cp->starts[cp->depth++] = cp->len;
+	cp->buf[cp->len++] = '/';
+	for (k = 0; k < seglen; k++)
+	{
+		if (is_pchar(seg[k]))
+			cp->buf[cp->len++] = (char) seg[k];
+		else
+		{
+			cp->buf[cp->len++] = '%';
+			cp->buf[cp->len++] = hex[seg[k] >> 4];
+			cp->buf[cp->len++] = hex[seg[k] & 0x0F];
+		}
+	}
+}
+
+/* ".." drops the last kept segment; clamping at the root would give the URI a second meaning. */
+static bool
+pop_segment(CanonPath *cp, const char **problem)
+{
+	if (cp->depth == 0)
+	{
+		*problem = P_ABOVE_ROOT;
+		return false;
+	}
+	cp->len = cp->starts[--cp->depth];
+	return true;
+}
+
+/*
+ * Applies one decoded segment to the path: checks it, then drops it ("."),
+ * climbs (".."), or keeps it.  last says whether it ends the input.
+ */
+static bool
+apply_segment(CanonPath *cp, const unsigned char *seg, size_t seglen, bool last,
+			  const char **problem)
+{
+	if (seglen == 0)
+	{
+		/*
+		 * One trailing slash names the same directory; an empty segment
+		 * anywhere else is a typo or a trick.
+		 */
+		if (last)
+			return true;
+		*problem = P_EMPTY_SEGMENT;
+		return false;
+	}
+	/* Checked before dot segments, so a segment ".." removes is checked too. */
+	if (!utf8_is_valid(seg, seglen))
+	{
+		*problem = P_BAD_UTF8;
+		return false;
+	}
+	if (seglen == 1 && seg[0] == '.')
+		return true;			/* "." names the current directory */
+	if (seglen == 2 && seg[0] == '.' && seg[1] == '.')
+		return pop_segment(cp, problem);
+	push_segment(cp, seg, seglen);
+	return true;
+}
+
+/*
+ * Ends the canonical form: the root keeps its '/'.  Encoding can triple the
+ * length; the canonical form must itself be a valid input, or normalization
+ * would not be idempotent.
+ */
+static bool
+finish_path(CanonPath *cp, const char **problem)
+{
+	if (cp->depth == 0)
+		cp->buf[cp->len++] = '/';
+	cp->buf[cp->len] = '\0';
+	if (cp->len > MCPN_URI_MAX_LEN)
+	{
+		*problem = P_RESULT_TOO_LONG;
+		return false;
+	}
+	return true;
+}
+
+/*
  * Normalizes an absolute path (p[0] == '/') and writes the canonical URI.
  * Segments are split on raw '/' only: an encoded one is refused, so the split
  * made before decoding equals the one after it.
@@ -228,160 +428,35 @@ static bool
 normalize_path(const unsigned char *p, size_t len, char **out,
 			   const char **problem)
 {
-	/* Each input byte yields at most three output bytes. */
-	char	   *buf = palloc(FILE_PREFIX_LEN + 3 * len + 2);
+	CanonPath	cp;
 	unsigned char *seg = palloc(len);
-	/* Offset in buf of the '/' before each kept segment, for "..". */
-	size_t	   *starts = palloc(sizeof(size_t) * len);
-	int			depth = 0;
-	size_t		olen = FILE_PREFIX_LEN;
 	size_t		i = 1;
+	bool		ok;
 
 	Assert(len > 0 && p[0] == '/');
-	memcpy(buf, FILE_PREFIX, FILE_PREFIX_LEN);
-
+	canon_init(&cp, len);
 	for (;;)
 	{
-		size_t		j = i;
-		size_t		seglen = 0;
-		bool		last;
+		size_t		end = i;
+		size_t		seglen;
 
-		while (j < len && p[j] != '/')
-		{
-			unsigned char c = p[j];
-
-			if (c == '%')
-			{
-				int			hi,
-							lo;
-
-				if (len - j < 3 ||
-					(hi = hex_value(p[j + 1])) < 0 ||
-					(lo = hex_value(p[j + 2])) < 0)
-				{
-					*problem = P_BAD_PERCENT;
-					goto fail;
-				}
-				c = (unsigned char) ((hi << 4) | lo);
-				if (c == '/')
-				{
-					*problem = P_ENC_SLASH;
-					goto fail;
-				}
-				if (c == '\\')
-				{
-					*problem = P_ENC_BACKSLASH;
-					goto fail;
-				}
-				if (c == 0)
-				{
-					*problem = P_ENC_NUL;
-					goto fail;
-				}
-				if (is_control(c))
-				{
-					*problem = P_ENC_CONTROL;
-					goto fail;
-				}
-				j += 3;
-			}
-			else if (c >= 0x80 || is_pchar(c))
-				j++;
-			else
-			{
-				if (c == '\\')
-					*problem = P_BACKSLASH;
-				else if (is_control(c))
-					*problem = P_CONTROL;
-				else
-					*problem = P_MUST_ENCODE;
-				goto fail;
-			}
-			seg[seglen++] = c;
-		}
-		last = (j == len);
-
-		if (seglen == 0)
-		{
-			/*
-			 * One trailing slash names the same directory; an empty segment
-			 * anywhere else is a typo or a trick.
-			 */
-			if (!last)
-			{
-				*problem = P_EMPTY_SEGMENT;
-				goto fail;
-			}
-		}
-		else if (!utf8_is_valid(seg, seglen))
-		{
-			*problem = P_BAD_UTF8;
-			goto fail;
-		}
-		else if (seglen == 1 && seg[0] == '.')
-		{
-			/* "." names the current directory: drop it */
-		}
-		else if (seglen == 2 && seg[0] == '.' && seg[1] == '.')
-		{
-			/* Clamping at the root would give the URI a second meaning. */
-			if (depth == 0)
-			{
-				*problem = P_ABOVE_ROOT;
-				goto fail;
-			}
-			olen = starts[--depth];
-		}
-		else
-		{
-			size_t		k;
-
-			starts[depth++] = olen;
-			buf[olen++] = '/';
-			for (k = 0; k < seglen; k++)
-			{
-				if (is_pchar(seg[k]))
-					buf[olen++] = (char) seg[k];
-				else
-				{
-					static const char hex[] = "0123456789ABCDEF";
-
-					buf[olen++] = '%';
-					buf[olen++] = hex[seg[k] >> 4];
-					buf[olen++] = hex[seg[k] & 0x0F];
-				}
-			}
-		}
-
-		if (last)
+		ok = decode_segment(p, len, &end, seg, &seglen, problem) &&
+			apply_segment(&cp, seg, seglen, end == len, problem);
+		if (!ok || end == len)
 			break;
-		i = j + 1;
+		i = end + 1;
 	}
+	ok = ok && finish_path(&cp, problem);
 
-	if (depth == 0)
-		buf[olen++] = '/';
-	buf[olen] = '\0';
-
-	/*
-	 * Encoding can triple the length; the canonical form must itself be a
-	 * valid input, or normalization would not be idempotent.
-	 */
-	if (olen > MCPN_URI_MAX_LEN)
+	pfree(seg);
+	pfree(cp.starts);
+	if (!ok)
 	{
-		*problem = P_RESULT_TOO_LONG;
-		goto fail;
+		pfree(cp.buf);
+		return false;
 	}
-
-	pfree(seg);
-	pfree(starts);
-	*out = buf;
+	*out = cp.buf;
 	return true;
-
-fail:
-	pfree(buf);
-	pfree(seg);
-	pfree(starts);
-	return false;
 }
 
 bool
