@@ -22,7 +22,8 @@ mcp_notes_owner() {
 
 # runs "$@" as the cluster's owner
 mcp_notes_as_owner() {
-    if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+    # from /, which postgres can enter (the caller's directory may be closed to it)
+    if [ "$(id -u)" -eq 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
 }
 
 # true when the cluster's owner can enter directory $1 (access(2) also
