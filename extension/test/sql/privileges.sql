@@ -45,7 +45,7 @@ SELECT mcp_notes.issue_token('dave');
 SELECT mcp_notes.grant_workspace('dave', 'file:///t');
 SELECT mcp_notes.add_note('file:///t/priv/x.md', 'x');
 SELECT mcp_notes.rotate_state_key();
-SELECT mcp_notes._notes_delete('dave', '{}', NULL, NULL, '{}', '1', NULL, 'gw');
+SELECT mcp_notes._tool_notes_delete('dave', '{}');
 CREATE FUNCTION mcp_notes.authenticate(token text, extra int) RETURNS text LANGUAGE sql AS 'SELECT NULL';
 -- The pure URI functions are for everyone.
 SELECT mcp_notes.normalize_uri('file:///t/priv/../x'), mcp_notes.uri_contains('file:///t', 'file:///t/x');
