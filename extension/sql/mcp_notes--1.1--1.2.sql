@@ -7,6 +7,11 @@
 -- creates is the same as sql/mcp_notes.sql (test/sql/zz_upgrade.sql).
 \echo Use "ALTER EXTENSION mcp_notes UPDATE TO '1.2'" to load this file. \quit
 
+-- Every function that runs SQL has the same search_path.  _title_trigrams
+-- calls only built-in functions, found in pg_catalog first either way, so
+-- the index over it is unaffected.
+ALTER FUNCTION _title_trigrams(text) SET search_path = mcp_notes, pg_temp;
+
 -------------------------------------------------------------------------------
 -- Outcomes
 -------------------------------------------------------------------------------

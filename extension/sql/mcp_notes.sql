@@ -101,7 +101,7 @@ CREATE INDEX notes_uri_bytewise ON notes ((uri COLLATE "C"));
 -- _candidates() and docs/performance.md.
 CREATE FUNCTION _title_trigrams(title text) RETURNS text[]
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
+SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
     t text := lower(title);
