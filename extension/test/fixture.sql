@@ -1,6 +1,7 @@
--- The fixture every regression file starts with (\i test/fixture.sql, run
--- from extension/ as make installcheck does): a fresh extension, whatever an
--- earlier file left, and helpers in schema t that drive notes_delete the
+-- The fixture every regression file starts with (\i :fixture, the path
+-- found from extension/, where make installcheck runs, or from the top of
+-- the checkout, where tests/suites/sanitizers runs pg_regress): a fresh
+-- extension, whatever an earlier file left, and helpers in schema t that drive notes_delete the
 -- way a gateway does.  So any file passes alone (make installcheck REGRESS=flow).
 SET client_min_messages = warning;
 DROP EXTENSION IF EXISTS mcp_notes CASCADE;

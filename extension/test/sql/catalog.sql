@@ -4,7 +4,8 @@
 -- 'e', members of the extension), so a function or table that a future
 -- upgrade script adds without a REVOKE, or grants too widely, fails here.
 \set ECHO none
-\i test/fixture.sql
+\set fixture `[ -f test/fixture.sql ] && echo test/fixture.sql || echo extension/test/fixture.sql`
+\i :fixture
 \set ECHO all
 
 CREATE VIEW pg_temp.member_functions AS

@@ -1,6 +1,7 @@
 -- notes_delete end to end from SQL: the form, every answer, every refusal.
 \set ECHO none
-\i test/fixture.sql
+\set fixture `[ -f test/fixture.sql ] && echo test/fixture.sql || echo extension/test/fixture.sql`
+\i :fixture
 \set ECHO all
 SET default_transaction_isolation = serializable;
 

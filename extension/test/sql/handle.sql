@@ -2,7 +2,8 @@
 -- outcome kinds, the tool registry, and that the 1.1 entry points answer
 -- as they did.
 \set ECHO none
-\i test/fixture.sql
+\set fixture `[ -f test/fixture.sql ] && echo test/fixture.sql || echo extension/test/fixture.sql`
+\i :fixture
 \set ECHO all
 SET default_transaction_isolation = serializable;
 

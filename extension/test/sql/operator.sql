@@ -1,6 +1,7 @@
 -- The operator API: workspaces, grants, tokens, notes, and what pg_dump keeps.
 \set ECHO none
-\i test/fixture.sql
+\set fixture `[ -f test/fixture.sql ] && echo test/fixture.sql || echo extension/test/fixture.sql`
+\i :fixture
 \set ECHO all
 \set SHOW_CONTEXT never
 

@@ -1,6 +1,7 @@
 -- Least privilege: a gateway role can run the API and nothing else.
 \set ECHO none
-\i test/fixture.sql
+\set fixture `[ -f test/fixture.sql ] && echo test/fixture.sql || echo extension/test/fixture.sql`
+\i :fixture
 \set ECHO all
 CREATE ROLE regress_gateway LOGIN;
 CREATE ROLE regress_dev_gateway LOGIN;

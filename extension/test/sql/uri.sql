@@ -2,7 +2,8 @@
 -- file: URI normalization and containment (docs/uri-normalization.md).
 --
 \set ECHO none
-\i test/fixture.sql
+\set fixture `[ -f test/fixture.sql ] && echo test/fixture.sql || echo extension/test/fixture.sql`
+\i :fixture
 \set ECHO all
 \set VERBOSITY default
 \set SHOW_CONTEXT never

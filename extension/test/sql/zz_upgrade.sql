@@ -4,7 +4,8 @@
 -- constraints, comments, privileges, the tool registry), and what 1.1
 -- gateways were granted must carry over to the entry points of 1.2.
 \set ECHO none
-\i test/fixture.sql
+\set fixture `[ -f test/fixture.sql ] && echo test/fixture.sql || echo extension/test/fixture.sql`
+\i :fixture
 \set ECHO all
 
 -- The extension's catalog, one row per fact, so two databases compare
