@@ -1,4 +1,8 @@
 -- notes_delete end to end from SQL: the form, every answer, every refusal.
+\set ECHO none
+\set fixture `[ -f test/fixture.sql ] && echo test/fixture.sql || echo extension/test/fixture.sql`
+\i :fixture
+\set ECHO all
 SET default_transaction_isolation = serializable;
 
 SELECT mcp_notes.add_workspace('file:///t/flow/notes/');

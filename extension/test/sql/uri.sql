@@ -1,6 +1,10 @@
 --
 -- file: URI normalization and containment (docs/uri-normalization.md).
 --
+\set ECHO none
+\set fixture `[ -f test/fixture.sql ] && echo test/fixture.sql || echo extension/test/fixture.sql`
+\i :fixture
+\set ECHO all
 \set VERBOSITY default
 \set SHOW_CONTEXT never
 -- Shows a value byte by byte: printable ASCII as is, anything else as \xNN,
