@@ -47,7 +47,7 @@
 #include "clock.h"
 #include "config.h"
 #include "db.h"
-#include "features.h"
+#include "extension.h"
 #include "jsonrpc.h"
 #include "log.h"
 #include "mcp.h"

@@ -27,7 +27,7 @@
 #include "db.h"
 #include "http.h"
 #include "log.h"
-#include "features.h"
+#include "extension.h"
 #include "tokencache.h"
 
 static int

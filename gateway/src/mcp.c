@@ -26,7 +26,7 @@
 #include "auth.h"
 #include "config.h"
 #include "db.h"
-#include "features.h"
+#include "extension.h"
 #include "jsonrpc.h"
 #include "log.h"
 #include "outcome.h"
@@ -117,7 +117,7 @@ reply_internal(struct mcp_reply *r, json_object *id, const char *why)
 }
 
 /*
- * A result that is the same for every caller, serialized once (features.c):
+ * A result that is the same for every caller, serialized once (extension.c):
  * {"jsonrpc":"2.0","id":<id>,"result":<text>} is spliced around it.
  */
 static void

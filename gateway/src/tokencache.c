@@ -40,7 +40,7 @@
 #include "clock.h"
 #include "config.h"
 #include "db.h"
-#include "features.h"
+#include "extension.h"
 #include "log.h"
 #include "text.h"
 

@@ -1,5 +1,5 @@
 /*
- * features.h
+ * extension.h
  *		What the database's extension serves: mcp_notes.features(), read once
  *		per process (docs/contract.md).  Until it has been read, nothing that
  *		depends on it (the method check, the public results, server/discover,
@@ -9,8 +9,8 @@
  * values never change until features_shutdown(), so the strings returned
  * below stay valid and need no lock.
  */
-#ifndef GW_FEATURES_H
-#define GW_FEATURES_H
+#ifndef GW_EXTENSION_H
+#define GW_EXTENSION_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -50,4 +50,4 @@ extern void features_extension_version(char *buf, size_t n);
 
 extern void features_shutdown(void);
 
-#endif							/* GW_FEATURES_H */
+#endif							/* GW_EXTENSION_H */

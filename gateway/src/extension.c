@@ -1,5 +1,5 @@
 /*
- * features.c
+ * extension.c
  *		mcp_notes.features(): read, checked against the contract this gateway
  *		speaks, and turned into what the gateway answers from memory.
  *
@@ -12,7 +12,7 @@
  * needed.  That refusal is re-checked at most once a second, so an upgrade
  * of the extension is picked up without a restart.
  */
-#include "features.h"
+#include "extension.h"
 
 #include <pthread.h>
 #include <stdio.h>
