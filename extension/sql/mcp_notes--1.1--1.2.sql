@@ -1,16 +1,23 @@
--- mcp_notes 1.1 -> 1.2: contract 2 (docs/contract.md).  One request object
--- in, one outcome object out: handle(), handle_as(), features().  The 1.1
--- entry points call_tool(), call_tool_as() and tool_descriptors() keep their
--- 1.1 answers, so gateways of the previous version keep working while a
--- fleet is upgraded (extension first, then the gateways).
+-- mcp_notes 1.1 -> 1.2: contract 2 (docs/contract.md): one request object
+-- in, one outcome object out (handle, handle_as, features), the tool
+-- registry (table tools), notes_delete in named steps.  The 1.1 entry
+-- points call_tool(), call_tool_as() and tool_descriptors() keep their 1.1
+-- answers, so gateways of the previous version keep working while a fleet
+-- is upgraded (extension first, then the gateways).  What this script
+-- creates is the same as sql/mcp_notes.sql (test/sql/zz_upgrade.sql).
 \echo Use "ALTER EXTENSION mcp_notes UPDATE TO '1.2'" to load this file. \quit
+
+-- Every function that runs SQL has the same search_path.  _title_trigrams
+-- calls only built-in functions, found in pg_catalog first either way, so
+-- the index over it is unaffected.
+ALTER FUNCTION _title_trigrams(text) SET search_path = mcp_notes, pg_temp;
 
 -------------------------------------------------------------------------------
 -- Outcomes
 -------------------------------------------------------------------------------
 
 -- An error outcome names its kind; the gateway's outcome table turns the
--- kind into HTTP status, JSON-RPC code and headers.
+-- kind into HTTP status, JSON-RPC code and headers (docs/contract.md).
 CREATE FUNCTION _error(kind text, message text, data jsonb DEFAULT NULL) RETURNS jsonb
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = mcp_notes, pg_temp
@@ -27,19 +34,11 @@ SET search_path = mcp_notes, pg_temp
 AS $$ SELECT _error('invalid_params', message, jsonb_build_object('reason', reason)) $$;
 COMMENT ON FUNCTION _invalid_params(text, text) IS 'Internal: an invalid_params outcome with a machine-readable reason';
 
-CREATE OR REPLACE FUNCTION _needs_form_capability() RETURNS jsonb
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = mcp_notes, pg_temp
-AS $$
-    SELECT _error('missing_capability',
-        'notes_delete needs the client to support form elicitation to ask for confirmation',
-        '{"requiredCapabilities": {"elicitation": {"form": {}}}}')
-$$;
-COMMENT ON FUNCTION _needs_form_capability() IS
-'Internal: the missing_capability outcome for a request that cannot show the confirmation form';
+COMMENT ON FUNCTION _rpc_error(integer, text, jsonb, integer) IS
+'Internal: a JSON-RPC error in the 1.1 form of call_tool ({"error": {code, message, data}, "httpStatus"})';
 
--- What call_tool() and call_tool_as() answered in 1.1: {"error": {code,
--- message, data}, "httpStatus"}.  Only the kinds a tools/call can give.
+-- call_tool() and call_tool_as() answer as in 1.1, for gateways of that
+-- version: the kinds a tools/call can give, with 1.1's codes and statuses.
 CREATE FUNCTION _legacy_outcome(outcome jsonb) RETURNS jsonb
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = mcp_notes, pg_temp
@@ -64,8 +63,403 @@ $$;
 COMMENT ON FUNCTION _legacy_outcome(jsonb) IS
 'Internal: an outcome in the 1.1 form of call_tool ({"result"} or {"error": {code, message, data}, "httpStatus"})';
 
-COMMENT ON FUNCTION _rpc_error(integer, text, jsonb, integer) IS
-'Internal: a JSON-RPC error in the 1.1 form of call_tool, for _legacy_outcome';
+-- The capability gate: only the tool knows what it needs.
+CREATE OR REPLACE FUNCTION _needs_form_capability() RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT _error('missing_capability',
+        'notes_delete needs the client to support form elicitation to ask for confirmation',
+        '{"requiredCapabilities": {"elicitation": {"form": {}}}}')
+$$;
+COMMENT ON FUNCTION _needs_form_capability() IS
+'Internal: the missing_capability outcome for a request that cannot show the confirmation form';
+
+-------------------------------------------------------------------------------
+-- The tool registry
+-------------------------------------------------------------------------------
+
+-- One row per tool: tools/list lists the descriptors in position order and
+-- tools/call runs the handler named by the row.  The handler is a function
+-- name, not a regprocedure: pg_upgrade refuses tables with reg* columns
+-- other than regclass, regrole and regtype.  Every handler has the
+-- signature (principal text, request jsonb) -> jsonb.
+CREATE TABLE tools (
+    name        text PRIMARY KEY CHECK (name OPERATOR(pg_catalog.~) '^[a-z][a-z0-9_]{0,63}$'),
+    position    integer NOT NULL UNIQUE,
+    descriptor  jsonb NOT NULL CHECK ((descriptor OPERATOR(pg_catalog.->>) 'name') OPERATOR(pg_catalog.=) name),
+    handler     text NOT NULL CHECK (handler OPERATOR(pg_catalog.=) ('_tool_' OPERATOR(pg_catalog.||) name))
+);
+COMMENT ON TABLE tools IS
+'The tool registry: one row per tool (descriptor for tools/list, handler _tool_<name>(principal text, request jsonb) for tools/call); part of the extension version';
+
+-- notes_delete, with the descriptor 1.1 served (read before tool_descriptors
+-- is replaced by the registry's reader).
+INSERT INTO tools (name, position, descriptor, handler)
+SELECT d ->> 'name', o::integer, d, '_tool_' || (d ->> 'name')
+FROM jsonb_array_elements(tool_descriptors()) WITH ORDINALITY AS x(d, o);
+
+CREATE OR REPLACE FUNCTION tool_descriptors() RETURNS jsonb
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT coalesce(jsonb_agg(t.descriptor ORDER BY t.position), '[]') FROM tools t
+$$;
+COMMENT ON FUNCTION tool_descriptors() IS 'The tools/list descriptors from the tool registry, in position order';
+
+-------------------------------------------------------------------------------
+-- The notes_delete tool
+-------------------------------------------------------------------------------
+
+-- The request object replaces the argument list; _notes_delete becomes the
+-- named steps below and the handler _tool_notes_delete.
+DROP FUNCTION _notes_delete(text, jsonb, jsonb, text, jsonb, text, jsonb, text);
+DROP FUNCTION _audit(text, text, notes, text, text, text, jsonb);
+
+CREATE FUNCTION _audit(principal text, request jsonb, workspace text, note notes, outcome text) RETURNS void
+LANGUAGE sql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    INSERT INTO delete_audit (principal, workspace_uri, note_id, note_uri, title, outcome,
+                              request_id, gateway_id, client_info)
+    VALUES (principal, workspace, (note).note_id, (note).uri, (note).title, outcome,
+            left(request ->> 'requestId', 200), left(request ->> 'gatewayId', 200),
+            CASE WHEN jsonb_typeof(request -> 'clientInfo') = 'object' THEN request -> 'clientInfo' END)
+$$;
+COMMENT ON FUNCTION _audit(text, jsonb, text, notes, text) IS
+'Internal: appends one row to delete_audit (request id, gateway id and client info taken from the request object)';
+
+-- Arguments, as the inputSchema says.  A malformed workspaceUri is a tool
+-- error (a result a model can act on), not an invalid_params.
+CREATE FUNCTION _delete_arguments(arguments jsonb, OUT outcome jsonb, OUT workspace text, OUT title_text text)
+LANGUAGE plpgsql STABLE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    extra_keys text;
+    problem text;
+BEGIN
+    IF arguments IS NULL OR jsonb_typeof(arguments) <> 'object' THEN
+        outcome := _invalid_params('invalid_arguments',
+            'notes_delete: arguments must be an object with workspaceUri and title');
+        RETURN;
+    END IF;
+    SELECT string_agg(k, ', ' ORDER BY k) INTO extra_keys
+    FROM jsonb_object_keys(arguments) AS k WHERE k NOT IN ('workspaceUri', 'title');
+    IF extra_keys IS NOT NULL THEN
+        outcome := _invalid_params('invalid_arguments',
+            format('notes_delete: unknown argument(s): %s', extra_keys));
+        RETURN;
+    END IF;
+    IF jsonb_typeof(arguments -> 'workspaceUri') IS DISTINCT FROM 'string' THEN
+        outcome := _invalid_params('invalid_arguments', 'notes_delete: workspaceUri must be a string');
+        RETURN;
+    END IF;
+    IF jsonb_typeof(arguments -> 'title') IS DISTINCT FROM 'string' THEN
+        outcome := _invalid_params('invalid_arguments', 'notes_delete: title must be a string');
+        RETURN;
+    END IF;
+    title_text := arguments ->> 'title';
+    IF length(title_text) NOT BETWEEN 1 AND 200 OR btrim(title_text) = '' THEN
+        outcome := _invalid_params('invalid_arguments',
+            'notes_delete: title must be 1 to 200 characters and not blank');
+        RETURN;
+    END IF;
+    problem := _uri_problem(arguments ->> 'workspaceUri');
+    IF problem IS NOT NULL THEN
+        outcome := _tool_result(format('workspaceUri is not a usable file: URI. %s', problem), NULL, true);
+        RETURN;
+    END IF;
+    workspace := normalize_uri(arguments ->> 'workspaceUri');
+END;
+$$;
+COMMENT ON FUNCTION _delete_arguments(jsonb) IS
+'Internal: notes_delete step: checks the arguments; the normalized workspace and the title, or the outcome refusing them';
+
+-- Step 1: no state yet, so find the candidates and ask.
+CREATE FUNCTION _delete_ask(principal text, request jsonb, workspace text, title_text text) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    max_candidates constant integer := 25;
+    found_ids text[];
+BEGIN
+    IF NOT _can_elicit_form(request -> 'clientCapabilities') THEN
+        RETURN _needs_form_capability();
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM grants g
+                   WHERE g.principal = _delete_ask.principal
+                     AND uri_contains(g.workspace_uri, workspace)) THEN
+        RETURN _tool_result(format('Workspace %s is not granted to you.', workspace), NULL, true);
+    END IF;
+    SELECT array_agg(c.note_id ORDER BY c.uri, c.note_id) INTO found_ids
+    FROM _candidates(workspace, title_text, max_candidates + 1) c;
+    IF found_ids IS NULL THEN
+        RETURN _tool_result(format('No note in %s has a title containing "%s".', workspace, title_text),
+                            NULL, true);
+    END IF;
+    IF cardinality(found_ids) > max_candidates THEN
+        RETURN _tool_result(format('More than %s notes in %s have a title containing "%s". Use a longer title or a narrower workspace.',
+                                   max_candidates, workspace, title_text), NULL, true);
+    END IF;
+    RETURN jsonb_build_object('result', jsonb_build_object(
+        'resultType', 'input_required',
+        'inputRequests', _delete_form(workspace, found_ids),
+        'requestState', _seal_state(jsonb_build_object(
+            'principal', principal,
+            'method', 'tools/call',
+            'tool', 'notes_delete',
+            'args', _args_digest(workspace, title_text),
+            'workspace', workspace,
+            'candidates', to_jsonb(found_ids),
+            'phase', 'confirm_delete'))));
+END;
+$$;
+COMMENT ON FUNCTION _delete_ask(text, jsonb, text, text) IS
+'Internal: notes_delete step 1: the confirmation form for the candidates, with a sealed requestState';
+
+-- Step 2 begins: the state must be ours, fresh, for this caller and these
+-- arguments.  Each failure says which check it failed.  VOLATILE for
+-- clock_timestamp(): expiry is judged at the moment of the call.
+CREATE FUNCTION _delete_open_state(principal text, request_state text, digest text,
+                                   OUT outcome jsonb, OUT state jsonb)
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    claims jsonb;
+BEGIN
+    state := _open_state(request_state);
+    IF NOT (state ->> 'ok')::boolean THEN
+        outcome := _invalid_params(state ->> 'reason', 'invalid requestState: ' || (state ->> 'message'));
+        RETURN;
+    END IF;
+    claims := state -> 'claims';
+    outcome := CASE
+        WHEN (state ->> 'exp')::bigint <= extract(epoch FROM clock_timestamp()) THEN
+            _invalid_params('state_expired',
+                'invalid requestState: it has expired; call notes_delete again to get a new confirmation form')
+        WHEN claims ->> 'principal' IS DISTINCT FROM principal THEN
+            _invalid_params('state_wrong_principal', 'invalid requestState: it was issued to another principal')
+        WHEN claims ->> 'method' IS DISTINCT FROM 'tools/call' OR claims ->> 'tool' IS DISTINCT FROM 'notes_delete' THEN
+            _invalid_params('state_wrong_method', 'invalid requestState: it was issued for another method or tool')
+        WHEN claims ->> 'args' IS DISTINCT FROM digest THEN
+            _invalid_params('state_arguments_changed',
+                'invalid requestState: the arguments differ from the call it was issued for')
+        WHEN claims ->> 'phase' IS DISTINCT FROM 'confirm_delete' THEN
+            _invalid_params('state_wrong_phase', 'invalid requestState: it belongs to another step of the tool')
+    END;
+END;
+$$;
+COMMENT ON FUNCTION _delete_open_state(text, text, text) IS
+'Internal: notes_delete step 2: opens the requestState and checks expiry, principal, method, arguments and phase';
+
+-- Every path after the state checks may write, so the transaction must be
+-- serializable: that is what makes "delete at most once" hold across gateways.
+CREATE FUNCTION _require_serializable(tool text) RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    IF current_setting('transaction_isolation') <> 'serializable' THEN
+        RAISE EXCEPTION '% must run in a SERIALIZABLE transaction', tool
+            USING ERRCODE = 'invalid_transaction_state',
+                  DETAIL = format('The current isolation level is %s.', current_setting('transaction_isolation')),
+                  HINT = 'Use BEGIN ISOLATION LEVEL SERIALIZABLE, or set default_transaction_isolation for the gateway''s connections.';
+    END IF;
+END;
+$$;
+COMMENT ON FUNCTION _require_serializable(text) IS
+'Internal: the isolation guard; raises 25000 unless the transaction is SERIALIZABLE';
+
+-- Uses up a state's nonce; false when it was already used.  Of two
+-- transactions racing on one state, the second blocks here and then fails
+-- to serialize (the gateway retries it and it finds the nonce spent).
+CREATE FUNCTION _spend_state(state jsonb, spent_as text) RETURNS boolean
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    INSERT INTO spent_states (nonce, expires_at, outcome)
+    VALUES (state ->> 'nonce', to_timestamp((state ->> 'exp')::bigint), spent_as)
+    ON CONFLICT DO NOTHING;
+    RETURN FOUND;
+END;
+$$;
+COMMENT ON FUNCTION _spend_state(jsonb, text) IS
+'Internal: records a requestState''s nonce as spent (accept or decline); false when it already was';
+
+-- Step 2, the answer: no answer yet asks again with the same state.
+CREATE FUNCTION _delete_answer(principal text, request jsonb, workspace text, state jsonb) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    input_responses jsonb := request -> 'params' -> 'inputResponses';
+    response jsonb := input_responses -> 'delete_choice';
+BEGIN
+    IF input_responses IS NOT NULL AND jsonb_typeof(input_responses) <> 'object' THEN
+        RETURN _invalid_params('invalid_input_responses', 'inputResponses must be an object');
+    END IF;
+    IF response IS NULL THEN
+        IF NOT _can_elicit_form(request -> 'clientCapabilities') THEN
+            RETURN _needs_form_capability();
+        END IF;
+        RETURN jsonb_build_object('result', jsonb_build_object(
+            'resultType', 'input_required',
+            'inputRequests', _delete_form(workspace,
+                                          ARRAY(SELECT jsonb_array_elements_text(state -> 'claims' -> 'candidates'))),
+            'requestState', request -> 'params' ->> 'requestState'));
+    END IF;
+    IF jsonb_typeof(response) <> 'object' OR jsonb_typeof(response -> 'action') IS DISTINCT FROM 'string' THEN
+        RETURN _invalid_params('invalid_input_response',
+            'inputResponses.delete_choice must be an elicitation result object with an action');
+    END IF;
+    CASE response ->> 'action'
+        WHEN 'cancel' THEN
+            RETURN _delete_cancel(principal, request, workspace);
+        WHEN 'decline' THEN
+            RETURN _delete_decline(principal, request, workspace, state);
+        WHEN 'accept' THEN
+            RETURN _delete_accept(principal, request, workspace, state, response -> 'content');
+        ELSE
+            RETURN _invalid_params('invalid_input_response',
+                format('inputResponses.delete_choice.action must be accept, decline or cancel, not "%s"',
+                       left(response ->> 'action', 40)));
+    END CASE;
+END;
+$$;
+COMMENT ON FUNCTION _delete_answer(text, jsonb, text, jsonb) IS
+'Internal: notes_delete step 2: reads inputResponses.delete_choice and runs cancel, decline or accept (or asks again)';
+
+-- Cancel spends nothing: the same form can still be answered.
+CREATE FUNCTION _delete_cancel(principal text, request jsonb, workspace text) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    PERFORM _audit(principal, request, workspace, NULL, 'cancel');
+    RETURN _tool_result('Cancelled. Nothing was deleted; the confirmation form can still be answered until it expires.',
+                        '{"deleted": false, "cancelled": true}');
+END;
+$$;
+COMMENT ON FUNCTION _delete_cancel(text, jsonb, text) IS 'Internal: notes_delete answer cancel: audited, state not spent';
+
+-- Decline is final: it spends the state.
+CREATE FUNCTION _delete_decline(principal text, request jsonb, workspace text, state jsonb) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    IF NOT _spend_state(state, 'decline') THEN
+        RETURN _invalid_params('state_already_used', 'invalid requestState: it has already been used');
+    END IF;
+    PERFORM _audit(principal, request, workspace, NULL, 'decline');
+    RETURN _tool_result('Declined. Nothing was deleted.', '{"deleted": false}');
+END;
+$$;
+COMMENT ON FUNCTION _delete_decline(text, jsonb, text, jsonb) IS 'Internal: notes_delete answer decline: spends the state, audited';
+
+-- Accept: missing content is never consent.
+CREATE FUNCTION _delete_accept(principal text, request jsonb, workspace text, state jsonb, content jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    IF content IS NULL OR jsonb_typeof(content) <> 'object' THEN
+        RETURN _invalid_params('invalid_input_response', 'an accepted delete_choice must carry the form content');
+    END IF;
+    IF content -> 'confirm' IS DISTINCT FROM 'true'::jsonb THEN
+        RETURN _invalid_params('not_confirmed', 'delete_choice.confirm must be exactly true to delete');
+    END IF;
+    IF jsonb_typeof(content -> 'note_id') IS DISTINCT FROM 'string' THEN
+        RETURN _invalid_params('invalid_input_response', 'delete_choice.note_id must be a string');
+    END IF;
+    IF NOT (state -> 'claims' -> 'candidates') ? (content ->> 'note_id') THEN
+        RETURN _invalid_params('foreign_note', 'delete_choice.note_id is not one of the notes offered in the form');
+    END IF;
+    -- Spend the nonce first, so a racing second accept cannot also delete.
+    IF NOT _spend_state(state, 'accept') THEN
+        RETURN _invalid_params('state_already_used', 'invalid requestState: it has already been used');
+    END IF;
+    RETURN _delete_note(principal, request, workspace, state ->> 'nonce', content ->> 'note_id');
+END;
+$$;
+COMMENT ON FUNCTION _delete_accept(text, jsonb, text, jsonb, jsonb) IS
+'Internal: notes_delete answer accept: checks the form content, spends the state, deletes';
+
+-- The delete of a confirmed accept.  Check again against the live rows,
+-- locking them, so that a revoke or a move committed by anyone before us
+-- wins, and one after us waits.  A stale confirmation deletes nothing.
+CREATE FUNCTION _delete_note(principal text, request jsonb, workspace text, spent_nonce text, chosen_id text)
+RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    note notes;
+BEGIN
+    PERFORM 1 FROM grants g
+    WHERE g.principal = _delete_note.principal AND uri_contains(g.workspace_uri, workspace)
+    FOR KEY SHARE;
+    IF NOT FOUND THEN
+        UPDATE spent_states s SET outcome = 'stale' WHERE s.nonce = spent_nonce;
+        PERFORM _audit(principal, request, workspace, NULL, 'stale');
+        RETURN _tool_result(format('Nothing was deleted: workspace %s is no longer granted to you.', workspace),
+                            NULL, true);
+    END IF;
+    SELECT n.* INTO note FROM notes n WHERE n.note_id = chosen_id FOR UPDATE;
+    IF NOT FOUND OR NOT uri_contains(workspace, note.uri) THEN
+        note.note_id := chosen_id;    -- a moved note keeps its new uri in the audit
+        UPDATE spent_states s SET outcome = 'stale' WHERE s.nonce = spent_nonce;
+        PERFORM _audit(principal, request, workspace, note, 'stale');
+        RETURN _tool_result(format('Nothing was deleted: the chosen note no longer exists in %s.', workspace),
+                            NULL, true);
+    END IF;
+    DELETE FROM notes n WHERE n.note_id = note.note_id;
+    PERFORM _audit(principal, request, workspace, note, 'accept');
+    RETURN _tool_result(format('Deleted the note "%s" (%s).', note.title, note.uri),
+                        jsonb_build_object('deleted', true, 'noteId', note.note_id));
+END;
+$$;
+COMMENT ON FUNCTION _delete_note(text, jsonb, text, text, text) IS
+'Internal: notes_delete accept: re-checks grant and note under lock, then deletes (or records the confirmation as stale)';
+
+-- The handler of tools/call notes_delete: step 1 asks, step 2 acts on the
+-- answer.  _tools_call has checked that params.requestState is a string.
+CREATE FUNCTION _tool_notes_delete(principal text, request jsonb) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    params jsonb := request -> 'params';
+    args record;
+    opened record;
+BEGIN
+    SELECT * INTO args FROM _delete_arguments(params -> 'arguments');
+    IF args.outcome IS NOT NULL THEN
+        RETURN args.outcome;
+    END IF;
+    IF params -> 'requestState' IS NULL THEN
+        RETURN _delete_ask(principal, request, args.workspace, args.title_text);
+    END IF;
+    SELECT * INTO opened
+    FROM _delete_open_state(principal, params ->> 'requestState', _args_digest(args.workspace, args.title_text));
+    IF opened.outcome IS NOT NULL THEN
+        RETURN opened.outcome;
+    END IF;
+    PERFORM _require_serializable('notes_delete');
+    IF EXISTS (SELECT 1 FROM spent_states s WHERE s.nonce = opened.state ->> 'nonce') THEN
+        RETURN _invalid_params('state_already_used',
+            'invalid requestState: it has already been used; call notes_delete again to start over');
+    END IF;
+    RETURN _delete_answer(principal, request, args.workspace, opened.state);
+END;
+$$;
+COMMENT ON FUNCTION _tool_notes_delete(text, jsonb) IS
+'Internal: the notes_delete tool for an authenticated principal (step 1 asks, step 2 acts on the answer)';
 
 -------------------------------------------------------------------------------
 -- Methods
@@ -81,6 +475,8 @@ $$;
 COMMENT ON FUNCTION _tools_list_result() IS
 'Internal: the tools/list result, the same for every caller (features() publishes it as a public result)';
 
+-- One page: any member of params (what is left once the gateway removed
+-- _meta) is refused, a cursor with the words the 1.1 gateway used.
 CREATE FUNCTION _tools_list(principal text, request jsonb) RETURNS jsonb
 LANGUAGE plpgsql STABLE
 SET search_path = mcp_notes, pg_temp
@@ -89,7 +485,7 @@ BEGIN
     IF request -> 'params' ? 'cursor' THEN
         RETURN _invalid_params('invalid_params', 'Invalid params: unknown cursor (tools/list has one page)');
     END IF;
-    IF jsonb_typeof(request -> 'params') = 'object' AND request -> 'params' <> '{}' THEN
+    IF request -> 'params' <> '{}' THEN
         RETURN _invalid_params('invalid_params',
             'Invalid params: tools/list takes no params besides _meta (tools/list has one page)');
     END IF;
@@ -98,13 +494,17 @@ END;
 $$;
 COMMENT ON FUNCTION _tools_list(text, jsonb) IS 'Internal: the tools/list method';
 
--- The members of params every tool shares, checked before a tool is chosen.
+-- The members of params every tool shares are checked here, with the words
+-- the 1.1 gateway used; the rest belongs to the tool.  The handler's name
+-- comes from the registry, never from the request.
 CREATE FUNCTION _tools_call(principal text, request jsonb) RETURNS jsonb
 LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
     params jsonb := request -> 'params';
+    tool_handler text;
+    outcome jsonb;
 BEGIN
     IF jsonb_typeof(params -> 'name') IS DISTINCT FROM 'string' THEN
         RETURN _invalid_params('unknown_tool', 'Invalid params: params.name must be a string');
@@ -112,36 +512,49 @@ BEGIN
     IF params ? 'requestState' AND jsonb_typeof(params -> 'requestState') <> 'string' THEN
         RETURN _invalid_params('state_malformed', 'Invalid params: requestState must be a string');
     END IF;
-    RETURN _call_tool(principal, params ->> 'name', params -> 'arguments', params -> 'inputResponses',
-                      params ->> 'requestState', request -> 'clientCapabilities',
-                      request ->> 'requestId', request -> 'clientInfo', request ->> 'gatewayId');
+    SELECT t.handler INTO tool_handler FROM tools t WHERE t.name = params ->> 'name';
+    IF tool_handler IS NULL THEN
+        RETURN _invalid_params('unknown_tool', format('unknown tool: %s', left(params ->> 'name', 100)));
+    END IF;
+    EXECUTE format('SELECT mcp_notes.%I($1, $2)', tool_handler) INTO outcome USING principal, request;
+    RETURN outcome;
 END;
 $$;
-COMMENT ON FUNCTION _tools_call(text, jsonb) IS 'Internal: the tools/call method for an authenticated principal';
+COMMENT ON FUNCTION _tools_call(text, jsonb) IS
+'Internal: the tools/call method for an authenticated principal: checks params.name and requestState, runs the registered handler';
 
 CREATE FUNCTION _handle(principal text, request jsonb) RETURNS jsonb
 LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 BEGIN
-    IF jsonb_typeof(request) IS DISTINCT FROM 'object' OR jsonb_typeof(request -> 'params') IS DISTINCT FROM 'object' THEN
-        RAISE EXCEPTION 'request must be a json object whose params is an object'
+    IF jsonb_typeof(request) IS DISTINCT FROM 'object' THEN
+        RAISE EXCEPTION 'request must be a json object'
             USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = 'The gateway passes {"method", "params", ...} as docs/contract.md says.';
+                  DETAIL = 'The gateway passes {"method": ..., "params": ..., ...} as docs/contract.md says.';
+    END IF;
+    IF jsonb_typeof(request -> 'params') IS DISTINCT FROM 'object' THEN
+        RETURN _invalid_params('invalid_params', 'Invalid params: params must be an object');
     END IF;
     CASE request ->> 'method'
-        WHEN 'tools/list' THEN RETURN _tools_list(principal, request);
-        WHEN 'tools/call' THEN RETURN _tools_call(principal, request);
-        ELSE RETURN _error('method_not_found', format('Method not found: %s', left(request ->> 'method', 100)));
+        WHEN 'tools/list' THEN
+            RETURN _tools_list(principal, request);
+        WHEN 'tools/call' THEN
+            RETURN _tools_call(principal, request);
+        ELSE
+            RETURN _error('method_not_found', format('Method not found: %s', left(request ->> 'method', 100)));
     END CASE;
 END;
 $$;
-COMMENT ON FUNCTION _handle(text, jsonb) IS 'Internal: dispatches one request object by method for an authenticated principal';
+COMMENT ON FUNCTION _handle(text, jsonb) IS
+'Internal: answers one request object for an authenticated principal, by method (the methods features() lists)';
 
 -------------------------------------------------------------------------------
--- Gateway API, contract 2
+-- Gateway API
 -------------------------------------------------------------------------------
 
+-- extensionVersion is read from pg_extension, so the control file stays
+-- the one place that says which version this is.
 CREATE FUNCTION features() RETURNS jsonb
 LANGUAGE sql STABLE SECURITY DEFINER
 SET search_path = mcp_notes, pg_temp
@@ -162,6 +575,7 @@ $$;
 COMMENT ON FUNCTION features() IS
 'What this extension serves (contract, methods, public results, capabilities, instructions, token channel); see docs/contract.md';
 
+-- The token is checked inside the transaction that acts on the request.
 CREATE FUNCTION handle(token text, request jsonb) RETURNS jsonb
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 SET search_path = mcp_notes, pg_temp
@@ -191,45 +605,48 @@ COMMENT ON FUNCTION handle_as(text, jsonb) IS
 'Development only: handle for a principal named by the caller. Executable only by roles given grant_dev_gateway';
 
 -------------------------------------------------------------------------------
--- The 1.1 entry points, now adapters with their 1.1 answers
+-- Gateway API of 1.0 and 1.1, for gateways of the previous version
 -------------------------------------------------------------------------------
 
-CREATE OR REPLACE FUNCTION call_tool(token text, tool text, arguments jsonb, input_responses jsonb,
-                                     request_state text, client_capabilities jsonb,
-                                     request_id text, client_info jsonb, gateway_id text)
+-- call_tool() and call_tool_as() pass the members of params one by one.
+-- They become a request object (an SQL NULL is an absent member, a JSON
+-- null stays null) and the outcome goes back to the 1.1 form.  A NULL tool
+-- keeps its 1.1 answer.
+CREATE OR REPLACE FUNCTION _call_tool(principal text, tool text, arguments jsonb, input_responses jsonb,
+                           request_state text, client_capabilities jsonb,
+                           request_id text, client_info jsonb, gateway_id text)
 RETURNS jsonb
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
-    principal text := authenticate(token);
+    params jsonb;
+    request jsonb;
 BEGIN
-    IF principal IS NULL THEN
-        RETURN _legacy_outcome(_error('unauthenticated', 'missing, invalid, expired or revoked bearer token'));
+    IF tool IS NULL THEN
+        RETURN _legacy_outcome(_invalid_params('unknown_tool', 'params.name must name a tool'));
     END IF;
-    RETURN _legacy_outcome(_call_tool(principal, tool, arguments, input_responses, request_state,
-                                      client_capabilities, request_id, client_info, gateway_id));
+    SELECT jsonb_object_agg(m.k, m.v) INTO params
+    FROM (VALUES ('name', to_jsonb(tool)), ('arguments', arguments),
+                 ('inputResponses', input_responses), ('requestState', to_jsonb(request_state))) AS m(k, v)
+    WHERE m.v IS NOT NULL;
+    SELECT jsonb_object_agg(m.k, m.v) INTO request
+    FROM (VALUES ('method', to_jsonb('tools/call'::text)), ('params', params),
+                 ('clientCapabilities', client_capabilities), ('requestId', to_jsonb(request_id)),
+                 ('clientInfo', client_info), ('gatewayId', to_jsonb(gateway_id))) AS m(k, v)
+    WHERE m.v IS NOT NULL;
+    RETURN _legacy_outcome(_tools_call(principal, request));
 END;
 $$;
-
-CREATE OR REPLACE FUNCTION call_tool_as(principal text, tool text, arguments jsonb, input_responses jsonb,
-                                        request_state text, client_capabilities jsonb,
-                                        request_id text, client_info jsonb, gateway_id text)
-RETURNS jsonb
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER
-SET search_path = mcp_notes, pg_temp
-AS $$
-BEGIN
-    PERFORM _check_principal(principal);
-    RETURN _legacy_outcome(_call_tool(principal, tool, arguments, input_responses, request_state,
-                                      client_capabilities, request_id, client_info, gateway_id));
-END;
-$$;
+COMMENT ON FUNCTION _call_tool(text, text, jsonb, jsonb, text, jsonb, text, jsonb, text) IS
+'Internal: a tools/call of the 1.1 entry points, answered through tools/call of contract 2 in the 1.1 form';
 
 -------------------------------------------------------------------------------
 -- Privileges
 -------------------------------------------------------------------------------
 
+-- tool_descriptors and call_tool stay granted for gateways of 1.1 during an
+-- upgrade of the fleet.
 CREATE OR REPLACE FUNCTION grant_gateway(role regrole) RETURNS void
 LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
@@ -258,12 +675,14 @@ $$;
 COMMENT ON FUNCTION grant_dev_gateway(regrole) IS
 'grant_gateway plus handle_as and call_tool_as, for mcp-notes-gateway --insecure-dev-principal on a developer machine';
 
--- New functions are executable by PUBLIC until revoked.
-REVOKE ALL ON FUNCTION _error(text, text, jsonb), _legacy_outcome(jsonb), _tools_list_result(),
-    _tools_list(text, jsonb), _tools_call(text, jsonb), _handle(text, jsonb),
-    features(), handle(text, jsonb), handle_as(text, jsonb) FROM PUBLIC;
+-- As in a fresh install: the functions and the table created above are not
+-- executable or readable by PUBLIC; nothing but the two pure URI functions is.
+REVOKE ALL ON ALL TABLES IN SCHEMA mcp_notes FROM PUBLIC;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA mcp_notes FROM PUBLIC;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA mcp_notes FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION normalize_uri(text), uri_contains(text, text) TO PUBLIC;
 
--- A running fleet keeps its rights: whoever was granted call_tool (or
+-- A running fleet keeps its rights: a role granted call_tool (or
 -- call_tool_as) directly gets the entry points of contract 2 too.
 DO $$
 DECLARE

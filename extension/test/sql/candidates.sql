@@ -1,5 +1,8 @@
 -- Candidate search: the range path (small workspace) and the title-trigram
 -- path (large workspace) must give exactly what a brute-force scan gives.
+\set ECHO none
+\i test/fixture.sql
+\set ECHO all
 SET default_transaction_isolation = serializable;
 
 SELECT mcp_notes.add_workspace('file:///t/cand/big');

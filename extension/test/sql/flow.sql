@@ -1,4 +1,7 @@
 -- notes_delete end to end from SQL: the form, every answer, every refusal.
+\set ECHO none
+\i test/fixture.sql
+\set ECHO all
 SET default_transaction_isolation = serializable;
 
 SELECT mcp_notes.add_workspace('file:///t/flow/notes/');

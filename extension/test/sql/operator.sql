@@ -1,4 +1,7 @@
 -- The operator API: workspaces, grants, tokens, notes, and what pg_dump keeps.
+\set ECHO none
+\i test/fixture.sql
+\set ECHO all
 \set SHOW_CONTEXT never
 
 -- Workspaces are stored normalized; authorization compares normalized URIs.
@@ -55,6 +58,13 @@ INSERT INTO mcp_notes.notes (uri, title) VALUES ('file:///t/ops/../ops/z.md', 'n
 \set VERBOSITY default
 
 -- The audit is append-only, and pg_dump keeps operator data but not keys.
+-- A cancelled notes_delete writes an audit row and nothing else.
+SELECT mcp_notes.grant_workspace('carol', 'file:///t/ops/team-a');
+SELECT mcp_notes.add_note('file:///t/ops/team-a/audit.md', 'audited') IS NOT NULL AS added;
+SELECT t.call('carol', 'file:///t/ops/team-a', 'audited') AS r \gset
+SET default_transaction_isolation = serializable;
+SELECT t.outcome(t.call('carol', 'file:///t/ops/team-a', 'audited', t.answer('cancel'), t.state(:'r'))) AS cancelled;
+RESET default_transaction_isolation;
 SELECT count(*) > 0 AS audit_has_rows FROM mcp_notes.delete_audit;
 UPDATE mcp_notes.delete_audit SET outcome = 'accept';
 SELECT array_agg(c::regclass::text ORDER BY c::regclass::text) AS dumped

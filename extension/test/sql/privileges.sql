@@ -1,4 +1,7 @@
 -- Least privilege: a gateway role can run the API and nothing else.
+\set ECHO none
+\i test/fixture.sql
+\set ECHO all
 CREATE ROLE regress_gateway LOGIN;
 CREATE ROLE regress_dev_gateway LOGIN;
 SELECT mcp_notes.grant_gateway('regress_gateway');
@@ -19,6 +22,8 @@ SET ROLE regress_gateway;
 -- What it may do.
 SELECT mcp_notes.authenticate(:'tok') AS principal;
 SELECT jsonb_path_query_array(mcp_notes.tool_descriptors(), '$[*].name') AS tools;
+SELECT mcp_notes.features() ->> 'contract' AS contract;
+SELECT mcp_notes.handle(:'tok', '{"method": "tools/list", "params": {}}') #> '{result,tools,0,name}' AS listed;
 SELECT t_outcome FROM (SELECT mcp_notes.call_tool(:'tok', 'notes_delete', '{"workspaceUri": "file:///t/priv", "title": "todo"}',
                                                   NULL, NULL, '{"elicitation": {}}', '1', NULL, 'gw') #>> '{result,resultType}' AS t_outcome) v;
 SELECT mcp_notes.call_tool(:'tok', 'notes_delete', '{"workspaceUri": "file:///t/priv", "title": "todo"}',
@@ -41,11 +46,14 @@ SELECT mcp_notes._seal_state('{}');
 SELECT mcp_notes._open_state('v1.1.e30.AAAA');
 SELECT mcp_notes._random_bytes(32);
 SELECT mcp_notes.call_tool_as('dave', 'notes_delete', '{}', NULL, NULL, '{}', '1', NULL, 'gw');
+SELECT mcp_notes.handle_as('dave', '{"method": "tools/list", "params": {}}');
+SELECT mcp_notes._handle('dave', '{"method": "tools/list", "params": {}}');
+SELECT * FROM mcp_notes.tools;
 SELECT mcp_notes.issue_token('dave');
 SELECT mcp_notes.grant_workspace('dave', 'file:///t');
 SELECT mcp_notes.add_note('file:///t/priv/x.md', 'x');
 SELECT mcp_notes.rotate_state_key();
-SELECT mcp_notes._notes_delete('dave', '{}', NULL, NULL, '{}', '1', NULL, 'gw');
+SELECT mcp_notes._tool_notes_delete('dave', '{}');
 CREATE FUNCTION mcp_notes.authenticate(token text, extra int) RETURNS text LANGUAGE sql AS 'SELECT NULL';
 -- The pure URI functions are for everyone.
 SELECT mcp_notes.normalize_uri('file:///t/priv/../x'), mcp_notes.uri_contains('file:///t', 'file:///t/x');
@@ -55,6 +63,9 @@ RESET ROLE;
 SET ROLE regress_dev_gateway;
 SELECT mcp_notes.call_tool_as('dave', 'notes_delete', '{"workspaceUri": "file:///t/priv", "title": "todo"}',
                               NULL, NULL, '{"elicitation": {}}', '1', NULL, 'gw') #>> '{result,resultType}' AS dev_call;
+SELECT mcp_notes.handle_as('dave', '{"method": "tools/call", "params": {"name": "notes_delete",
+    "arguments": {"workspaceUri": "file:///t/priv", "title": "todo"}}, "clientCapabilities": {"elicitation": {}}}')
+    #>> '{result,resultType}' AS dev_handle;
 SELECT * FROM mcp_notes.notes;
 RESET ROLE;
 SELECT count(*) AS notes_left FROM mcp_notes.notes WHERE uri LIKE 'file:///t/priv/%';

@@ -1,4 +1,7 @@
 -- The sealed requestState: what it carries, and every way it can fail.
+\set ECHO none
+\i test/fixture.sql
+\set ECHO all
 SET default_transaction_isolation = serializable;
 -- The setting exists once the library is loaded (by any call into it).
 SELECT mcp_notes.normalize_uri('file:///') AS loaded;

@@ -1,6 +1,9 @@
 --
 -- file: URI normalization and containment (docs/uri-normalization.md).
 --
+\set ECHO none
+\i test/fixture.sql
+\set ECHO all
 \set VERBOSITY default
 \set SHOW_CONTEXT never
 -- Shows a value byte by byte: printable ASCII as is, anything else as \xNN,

@@ -1,7 +1,17 @@
--- Shared fixtures for the regression suite: the extension and a few helpers
--- in schema t that drive notes_delete the way a gateway does.
+-- The fixture every regression file starts with (\i test/fixture.sql, run
+-- from extension/ as make installcheck does): a fresh extension, whatever an
+-- earlier file left, and helpers in schema t that drive notes_delete the
+-- way a gateway does.  So any file passes alone (make installcheck REGRESS=flow).
+SET client_min_messages = warning;
+DROP EXTENSION IF EXISTS mcp_notes CASCADE;
+-- CREATE EXTENSION made the schema but does not drop it; its grants would
+-- outlive the extension.
+DROP SCHEMA IF EXISTS mcp_notes CASCADE;
+DROP SCHEMA IF EXISTS t CASCADE;
+RESET client_min_messages;
 CREATE EXTENSION mcp_notes;
 CREATE SCHEMA t;
+
 -- One tools/call notes_delete, as the dev entry point (principal by name).
 CREATE FUNCTION t.call(principal text, ws text, title text,
                        responses jsonb DEFAULT NULL, state text DEFAULT NULL,
@@ -11,6 +21,7 @@ RETURNS jsonb LANGUAGE sql AS $$
         jsonb_build_object('workspaceUri', ws, 'title', title),
         responses, state, caps, 'regress-1', '{"name": "regress", "version": "1"}', 'regress-gw')
 $$;
+
 -- The parts of a result a test looks at, in one stable line.
 CREATE FUNCTION t.outcome(r jsonb) RETURNS text LANGUAGE sql AS $$
     SELECT CASE
@@ -26,56 +37,27 @@ CREATE FUNCTION t.outcome(r jsonb) RETURNS text LANGUAGE sql AS $$
              || CASE WHEN r #> '{result,structuredContent}' ? 'noteId' THEN ' with noteId' ELSE '' END
     END
 $$;
+
 CREATE FUNCTION t.state(r jsonb) RETURNS text LANGUAGE sql AS $$
     SELECT r #>> '{result,requestState}'
 $$;
+
 -- The note ids the form offers, in form order.
 CREATE FUNCTION t.choices(r jsonb) RETURNS text[] LANGUAGE sql AS $$
     SELECT array_agg(o ->> 'const' ORDER BY ord)
     FROM jsonb_array_elements(r #> '{result,inputRequests,delete_choice,params,requestedSchema,properties,note_id,oneOf}')
          WITH ORDINALITY AS x(o, ord)
 $$;
+
 CREATE FUNCTION t.note_id(title text) RETURNS text LANGUAGE sql AS $$
     SELECT n.note_id FROM mcp_notes.notes n WHERE n.title = $1
 $$;
+
 CREATE FUNCTION t.accept(note_id text, confirm jsonb DEFAULT 'true') RETURNS jsonb LANGUAGE sql AS $$
     SELECT jsonb_build_object('delete_choice', jsonb_build_object('action', 'accept',
         'content', jsonb_build_object('note_id', note_id, 'confirm', confirm)))
 $$;
+
 CREATE FUNCTION t.answer(action text) RETURNS jsonb LANGUAGE sql AS $$
     SELECT jsonb_build_object('delete_choice', jsonb_build_object('action', action))
 $$;
-SELECT count(*) AS functions_without_comment
-FROM pg_proc p JOIN pg_namespace s ON s.oid = p.pronamespace
-WHERE s.nspname = 'mcp_notes' AND obj_description(p.oid, 'pg_proc') IS NULL;
- functions_without_comment 
----------------------------
-                         0
-(1 row)
-
-SELECT p.proname, p.prosecdef AS security_definer,
-       coalesce(array_to_string(p.proconfig, ','), '') AS settings
-FROM pg_proc p JOIN pg_namespace s ON s.oid = p.pronamespace
-WHERE s.nspname = 'mcp_notes' AND p.prosecdef
-ORDER BY 1;
-      proname       | security_definer |            settings            
---------------------+------------------+--------------------------------
- _open_state        | t                | search_path=mcp_notes, pg_temp
- _seal_state        | t                | search_path=mcp_notes, pg_temp
- add_note           | t                | search_path=mcp_notes, pg_temp
- add_workspace      | t                | search_path=mcp_notes, pg_temp
- authenticate       | t                | search_path=mcp_notes, pg_temp
- call_tool          | t                | search_path=mcp_notes, pg_temp
- call_tool_as       | t                | search_path=mcp_notes, pg_temp
- features           | t                | search_path=mcp_notes, pg_temp
- grant_workspace    | t                | search_path=mcp_notes, pg_temp
- handle             | t                | search_path=mcp_notes, pg_temp
- handle_as          | t                | search_path=mcp_notes, pg_temp
- issue_token        | t                | search_path=mcp_notes, pg_temp
- move_note          | t                | search_path=mcp_notes, pg_temp
- prune_spent_states | t                | search_path=mcp_notes, pg_temp
- revoke_token       | t                | search_path=mcp_notes, pg_temp
- revoke_workspace   | t                | search_path=mcp_notes, pg_temp
- rotate_state_key   | t                | search_path=mcp_notes, pg_temp
-(17 rows)
-

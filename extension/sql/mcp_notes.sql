@@ -1,0 +1,1353 @@
+-- mcp_notes 1.2: notes, workspaces, principals, the tool registry and the
+-- notes_delete tool.  This is the full source of the current version; the
+-- Makefile copies it to sql/mcp_notes--<default_version>.sql.  Released
+-- scripts (mcp_notes--1.0.sql) and the upgrade scripts are never edited:
+-- a change here ships in a new upgrade script as well, and
+-- test/sql/zz_upgrade.sql proves both paths give the same catalog.
+--
+-- Every decision of the MCP server is made here, inside the transaction that
+-- acts on it.  The gateway only moves bytes.  See docs/sql-api.md.
+
+\echo Use "CREATE EXTENSION mcp_notes" to load this file. \quit
+
+-------------------------------------------------------------------------------
+-- Primitives in C
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION normalize_uri(uri text) RETURNS text
+AS 'MODULE_PATHNAME', 'mcp_notes_normalize_uri'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION normalize_uri(text) IS
+'Canonical form of a file: URI (decoded once, dot segments removed, re-encoded); raises 22P02 when the URI has no single safe meaning';
+
+CREATE FUNCTION uri_contains(workspace text, target text) RETURNS boolean
+AS 'MODULE_PATHNAME', 'mcp_notes_uri_contains'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uri_contains(text, text) IS
+'True when target lies inside workspace by whole path components after normalization; false when either is malformed';
+
+CREATE FUNCTION _uri_problem(uri text) RETURNS text
+AS 'MODULE_PATHNAME', 'mcp_notes_uri_problem'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION _uri_problem(text) IS
+'Internal: NULL when the URI is well formed, else the sentence saying why not';
+
+CREATE FUNCTION _random_bytes(n integer) RETURNS bytea
+AS 'MODULE_PATHNAME', 'mcp_notes_random_bytes'
+LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION _random_bytes(integer) IS
+'Internal: n bytes from the strong random source (pg_strong_random)';
+
+CREATE FUNCTION _seal_state(claims jsonb) RETURNS text
+AS 'MODULE_PATHNAME', 'mcp_notes_seal_state'
+LANGUAGE C VOLATILE STRICT SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp;
+COMMENT ON FUNCTION _seal_state(jsonb) IS
+'Internal: seals claims into a requestState (HMAC-SHA256 under the active key, fresh nonce, expiry from mcp_notes.state_ttl)';
+
+CREATE FUNCTION _open_state(state text) RETURNS jsonb
+AS 'MODULE_PATHNAME', 'mcp_notes_open_state'
+LANGUAGE C STABLE STRICT SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp;
+COMMENT ON FUNCTION _open_state(text) IS
+'Internal: checks a requestState''s form, key and signature; returns its payload or {"ok": false, "reason": ...}';
+
+-------------------------------------------------------------------------------
+-- Tables
+-------------------------------------------------------------------------------
+
+CREATE TABLE workspaces (
+    uri         text PRIMARY KEY
+                CHECK (uri OPERATOR(pg_catalog.=) normalize_uri(uri)),
+    created_at  timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE workspaces IS 'Workspaces an operator registered; uri is normalized';
+
+CREATE TABLE grants (
+    principal     text NOT NULL CHECK (principal OPERATOR(pg_catalog.<>) ''),
+    workspace_uri text NOT NULL REFERENCES workspaces (uri) ON DELETE CASCADE,
+    granted_at    timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (principal, workspace_uri)
+);
+COMMENT ON TABLE grants IS 'Which principal may use which workspace (and every folder inside it)';
+
+CREATE TABLE tokens (
+    token_hash  bytea PRIMARY KEY,
+    principal   text NOT NULL CHECK (principal OPERATOR(pg_catalog.<>) ''),
+    issued_at   timestamptz NOT NULL DEFAULT now(),
+    expires_at  timestamptz NOT NULL,
+    revoked_at  timestamptz
+);
+COMMENT ON TABLE tokens IS 'Bearer tokens, stored as SHA-256 of the token text; the token itself is shown once by issue_token';
+
+CREATE TABLE notes (
+    note_id     text PRIMARY KEY DEFAULT (pg_catalog.gen_random_uuid())::text,
+    uri         text NOT NULL UNIQUE
+                CHECK (uri OPERATOR(pg_catalog.=) normalize_uri(uri)),
+    title       text NOT NULL,
+    body        text NOT NULL DEFAULT '',
+    created_at  timestamptz NOT NULL DEFAULT now(),
+    updated_at  timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE notes IS 'Notes; a note is in every workspace whose URI contains its URI';
+-- URIs compared byte-wise make "everything under this folder" one btree
+-- range, whatever the database's collation.
+CREATE INDEX notes_uri_bytewise ON notes ((uri COLLATE "C"));
+
+-- Title search is "contains, case-insensitive", which no btree can answer.
+-- A GIN index over the title's trigrams (core array_ops, no contrib module
+-- needed) finds the few notes whose title has every trigram of the searched
+-- text without reading the workspace; strpos() then decides exactly.  See
+-- _candidates() and docs/performance.md.
+CREATE FUNCTION _title_trigrams(title text) RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    t text := lower(title);
+    grams text[] := '{}';
+BEGIN
+    FOR i IN 1 .. length(t) - 2 LOOP
+        grams := grams || substr(t, i, 3);
+    END LOOP;
+    RETURN grams;
+END;
+$$;
+COMMENT ON FUNCTION _title_trigrams(text) IS
+'Internal: the three-character substrings of lower(title), for the title index (a title that contains a text has all of its trigrams)';
+-- fastupdate = off: a pending list would be scanned linearly by every search
+-- until the next vacuum; notes are added far less often than searched.
+CREATE INDEX notes_title_trigrams ON notes USING gin (_title_trigrams(title)) WITH (fastupdate = off);
+
+CREATE TABLE state_keys (
+    key_id      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    secret      bytea NOT NULL CHECK (length(secret) OPERATOR(pg_catalog.=) 32),
+    created_at  timestamptz NOT NULL DEFAULT now(),
+    retired_at  timestamptz
+);
+CREATE UNIQUE INDEX state_keys_one_active ON state_keys ((true)) WHERE retired_at IS NULL;
+COMMENT ON TABLE state_keys IS 'HMAC keys for requestState; one active, retired ones verify until pruned. Readable by the extension owner only';
+
+CREATE TABLE spent_states (
+    nonce       text PRIMARY KEY,
+    expires_at  timestamptz NOT NULL,
+    spent_at    timestamptz NOT NULL DEFAULT now(),
+    outcome     text NOT NULL CHECK (outcome IN ('accept', 'decline', 'stale'))
+);
+CREATE INDEX spent_states_expires_at ON spent_states (expires_at);
+COMMENT ON TABLE spent_states IS 'One row per requestState nonce that has been used up; prunable once expired';
+
+CREATE TABLE delete_audit (
+    audit_id      bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    at            timestamptz NOT NULL DEFAULT now(),
+    principal     text NOT NULL,
+    workspace_uri text NOT NULL,
+    note_id       text,
+    note_uri      text,
+    title         text,
+    outcome       text NOT NULL CHECK (outcome IN ('accept', 'decline', 'cancel', 'stale')),
+    request_id    text,
+    gateway_id    text,
+    client_info   jsonb
+);
+CREATE INDEX delete_audit_at ON delete_audit (at);
+COMMENT ON TABLE delete_audit IS
+'Append-only record of every notes_delete answer: accept (deleted), decline, cancel, stale (confirmed, but the note was gone, moved or no longer granted)';
+COMMENT ON COLUMN delete_audit.client_info IS 'Self-reported by the client; diagnostics only, never identity';
+
+-- Rows are never changed.  Deleting old rows (retention) is for the owner,
+-- who alone holds DELETE on the table.
+CREATE FUNCTION _audit_is_append_only() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    RAISE EXCEPTION 'delete_audit is append-only'
+        USING ERRCODE = 'insufficient_privilege',
+              DETAIL = 'Audit rows cannot be updated.';
+END;
+$$;
+COMMENT ON FUNCTION _audit_is_append_only() IS 'Internal: trigger that forbids UPDATE on delete_audit';
+
+CREATE TRIGGER delete_audit_append_only
+    BEFORE UPDATE ON delete_audit
+    FOR EACH STATEMENT EXECUTE FUNCTION _audit_is_append_only();
+
+-- Gateways may reuse a recent acceptance of a token for the public answers
+-- of tools/list and server/discover (gateway --auth-cache-ms).  They LISTEN
+-- on this channel and forget every acceptance when any statement changes
+-- the tokens table, so revoking, shortening or deleting a token reaches them
+-- at commit.  INSERT is left out: a new token was never accepted before.
+CREATE FUNCTION _tokens_changed() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    PERFORM pg_catalog.pg_notify('mcp_notes_tokens', '');
+    RETURN NULL;
+END;
+$$;
+COMMENT ON FUNCTION _tokens_changed() IS
+'Internal: trigger that notifies channel mcp_notes_tokens when tokens change, so gateways drop cached acceptances';
+
+CREATE TRIGGER tokens_changed
+    AFTER UPDATE OR DELETE OR TRUNCATE ON tokens
+    FOR EACH STATEMENT EXECUTE FUNCTION _tokens_changed();
+
+-- pg_dump keeps operator data; keys and nonces are not dumped on purpose: a
+-- restored database gets a fresh key from this script, so states issued
+-- before the dump simply stop verifying.
+SELECT pg_catalog.pg_extension_config_dump('workspaces', '');
+SELECT pg_catalog.pg_extension_config_dump('grants', '');
+SELECT pg_catalog.pg_extension_config_dump('tokens', '');
+SELECT pg_catalog.pg_extension_config_dump('notes', '');
+SELECT pg_catalog.pg_extension_config_dump('delete_audit', '');
+SELECT pg_catalog.pg_extension_config_dump(pg_catalog.pg_get_serial_sequence('mcp_notes.delete_audit', 'audit_id'), '');
+
+-------------------------------------------------------------------------------
+-- Operator API
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION _b64url(data bytea) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$ SELECT translate(encode(data, 'base64'), E'+/=\n', '-_') $$;
+COMMENT ON FUNCTION _b64url(bytea) IS 'Internal: unpadded base64url';
+
+CREATE FUNCTION _token_hash(token text) RETURNS bytea
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$ SELECT sha256(convert_to(token, 'UTF8')) $$;
+COMMENT ON FUNCTION _token_hash(text) IS 'Internal: what tokens.token_hash stores for a token';
+
+CREATE FUNCTION _check_principal(principal text) RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    IF principal IS NULL OR principal !~ '^[A-Za-z0-9][A-Za-z0-9._@:-]{0,127}$' THEN
+        RAISE EXCEPTION 'invalid principal name: %', coalesce(quote_literal(principal), 'NULL')
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'A principal is 1 to 128 letters, digits, ".", "_", "@", ":" or "-", starting with a letter or digit.';
+    END IF;
+END;
+$$;
+COMMENT ON FUNCTION _check_principal(text) IS 'Internal: raises unless the principal name is well formed';
+
+CREATE FUNCTION _normalize_or_raise(uri text, what text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    problem text := _uri_problem(uri);
+BEGIN
+    IF uri IS NULL THEN
+        RAISE EXCEPTION '% must not be NULL', what USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF problem IS NOT NULL THEN
+        RAISE EXCEPTION 'invalid % URI: %', what, quote_literal(left(uri, 200))
+            USING ERRCODE = 'invalid_text_representation', DETAIL = problem;
+    END IF;
+    RETURN normalize_uri(uri);
+END;
+$$;
+COMMENT ON FUNCTION _normalize_or_raise(text, text) IS 'Internal: normalize_uri with an error naming the argument';
+
+CREATE FUNCTION add_workspace(uri text) RETURNS text
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    normalized text := _normalize_or_raise(uri, 'workspace');
+BEGIN
+    INSERT INTO workspaces (uri) VALUES (normalized) ON CONFLICT DO NOTHING;
+    RETURN normalized;
+END;
+$$;
+COMMENT ON FUNCTION add_workspace(text) IS 'Registers a workspace by file: URI; returns the normalized URI. Idempotent';
+
+CREATE FUNCTION grant_workspace(principal text, workspace_uri text) RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    normalized text := _normalize_or_raise(workspace_uri, 'workspace');
+BEGIN
+    PERFORM _check_principal(principal);
+    IF NOT EXISTS (SELECT 1 FROM workspaces w WHERE w.uri = normalized) THEN
+        RAISE EXCEPTION 'workspace % does not exist', normalized
+            USING ERRCODE = 'undefined_object',
+                  HINT = 'Register it first with mcp_notes.add_workspace().';
+    END IF;
+    INSERT INTO grants (principal, workspace_uri)
+    VALUES (grant_workspace.principal, normalized)
+    ON CONFLICT DO NOTHING;
+END;
+$$;
+COMMENT ON FUNCTION grant_workspace(text, text) IS 'Lets a principal use a workspace and every folder inside it. Idempotent';
+
+CREATE FUNCTION revoke_workspace(principal text, workspace_uri text) RETURNS boolean
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    normalized text := _normalize_or_raise(workspace_uri, 'workspace');
+BEGIN
+    DELETE FROM grants g
+    WHERE g.principal = revoke_workspace.principal AND g.workspace_uri = normalized;
+    RETURN FOUND;
+END;
+$$;
+COMMENT ON FUNCTION revoke_workspace(text, text) IS 'Removes a grant; true when there was one. Takes effect for confirmations not yet committed';
+
+CREATE FUNCTION issue_token(principal text, ttl interval DEFAULT '30 days') RETURNS text
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    token text := 'mcpn_' || _b64url(_random_bytes(32));
+BEGIN
+    PERFORM _check_principal(principal);
+    IF ttl IS NULL OR ttl <= interval '0' THEN
+        RAISE EXCEPTION 'token lifetime must be positive'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    INSERT INTO tokens (token_hash, principal, expires_at)
+    VALUES (_token_hash(token), issue_token.principal, now() + ttl);
+    RETURN token;
+END;
+$$;
+COMMENT ON FUNCTION issue_token(text, interval) IS
+'Issues a bearer token for a principal; the token is returned once and stored only as its SHA-256';
+
+CREATE FUNCTION revoke_token(token text) RETURNS boolean
+LANGUAGE sql VOLATILE STRICT SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+    WITH revoked AS (
+        UPDATE tokens t SET revoked_at = now()
+        WHERE t.token_hash = _token_hash(token) AND t.revoked_at IS NULL
+        RETURNING 1
+    )
+    SELECT count(*) > 0 FROM revoked
+$$;
+COMMENT ON FUNCTION revoke_token(text) IS 'Revokes a bearer token at once; true when it existed and was not yet revoked';
+
+CREATE FUNCTION add_note(uri text, title text, body text DEFAULT '') RETURNS text
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    normalized text := _normalize_or_raise(uri, 'note');
+    id text;
+BEGIN
+    IF title IS NULL OR btrim(title) = '' THEN
+        RAISE EXCEPTION 'note title must not be empty' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    INSERT INTO notes (uri, title, body)
+    VALUES (normalized, add_note.title, coalesce(body, ''))
+    RETURNING note_id INTO id;
+    RETURN id;
+END;
+$$;
+COMMENT ON FUNCTION add_note(text, text, text) IS 'Creates a note at a file: URI; returns its id';
+
+CREATE FUNCTION move_note(note_id text, new_uri text) RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    normalized text := _normalize_or_raise(new_uri, 'note');
+BEGIN
+    UPDATE notes n SET uri = normalized, updated_at = now()
+    WHERE n.note_id = move_note.note_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'note % does not exist', move_note.note_id
+            USING ERRCODE = 'no_data_found';
+    END IF;
+END;
+$$;
+COMMENT ON FUNCTION move_note(text, text) IS 'Moves a note to another file: URI';
+
+CREATE FUNCTION rotate_state_key() RETURNS integer
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    new_id integer;
+BEGIN
+    UPDATE state_keys SET retired_at = now() WHERE retired_at IS NULL;
+    INSERT INTO state_keys (secret) VALUES (_random_bytes(32)) RETURNING key_id INTO new_id;
+    RETURN new_id;
+END;
+$$;
+COMMENT ON FUNCTION rotate_state_key() IS
+'Makes a fresh HMAC key the one that seals new states; older keys keep verifying their states until pruned';
+
+CREATE FUNCTION prune_spent_states() RETURNS bigint
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    nonces bigint;
+    keys bigint;
+BEGIN
+    -- An expired state fails its expiry check before its nonce is looked
+    -- up, so forgetting the nonce cannot make it usable again.
+    DELETE FROM spent_states WHERE expires_at < now() - interval '1 minute';
+    GET DIAGNOSTICS nonces = ROW_COUNT;
+    -- No state outlives the longest allowed lifetime (one day), so a key
+    -- retired longer ago than that has nothing left to verify.
+    DELETE FROM state_keys WHERE retired_at < now() - interval '1 day';
+    GET DIAGNOSTICS keys = ROW_COUNT;
+    RETURN nonces + keys;
+END;
+$$;
+COMMENT ON FUNCTION prune_spent_states() IS
+'Deletes spent nonces of expired states and keys retired more than a day ago; returns the rows removed';
+
+-- The first key, so the extension works as soon as it is created.
+SELECT rotate_state_key();
+
+-------------------------------------------------------------------------------
+-- Outcomes
+-------------------------------------------------------------------------------
+
+-- An error outcome names its kind; the gateway's outcome table turns the
+-- kind into HTTP status, JSON-RPC code and headers (docs/contract.md).
+CREATE FUNCTION _error(kind text, message text, data jsonb DEFAULT NULL) RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT jsonb_build_object('error',
+        jsonb_strip_nulls(jsonb_build_object('kind', kind, 'message', message, 'data', data)))
+$$;
+COMMENT ON FUNCTION _error(text, text, jsonb) IS
+'Internal: an error outcome {"error": {"kind", "message", "data"}} (kinds: docs/contract.md)';
+
+CREATE FUNCTION _invalid_params(reason text, message text) RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$ SELECT _error('invalid_params', message, jsonb_build_object('reason', reason)) $$;
+COMMENT ON FUNCTION _invalid_params(text, text) IS 'Internal: an invalid_params outcome with a machine-readable reason';
+
+CREATE FUNCTION _rpc_error(code integer, message text, data jsonb DEFAULT NULL, http_status integer DEFAULT 200)
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT jsonb_build_object(
+        'error', jsonb_strip_nulls(jsonb_build_object('code', code, 'message', message, 'data', data)),
+        'httpStatus', http_status)
+$$;
+COMMENT ON FUNCTION _rpc_error(integer, text, jsonb, integer) IS
+'Internal: a JSON-RPC error in the 1.1 form of call_tool ({"error": {code, message, data}, "httpStatus"})';
+
+-- call_tool() and call_tool_as() answer as in 1.1, for gateways of that
+-- version: the kinds a tools/call can give, with 1.1's codes and statuses.
+CREATE FUNCTION _legacy_outcome(outcome jsonb) RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT CASE
+        WHEN NOT outcome ? 'error' THEN outcome
+        ELSE _rpc_error(
+            CASE outcome #>> '{error,kind}'
+                WHEN 'invalid_params' THEN -32602
+                WHEN 'missing_capability' THEN -32021
+                WHEN 'unauthenticated' THEN -32001
+                ELSE -32603 END,
+            outcome #>> '{error,message}',
+            outcome #> '{error,data}',
+            CASE outcome #>> '{error,kind}'
+                WHEN 'invalid_params' THEN 200
+                WHEN 'missing_capability' THEN 400
+                WHEN 'unauthenticated' THEN 401
+                ELSE 500 END)
+    END
+$$;
+COMMENT ON FUNCTION _legacy_outcome(jsonb) IS
+'Internal: an outcome in the 1.1 form of call_tool ({"result"} or {"error": {code, message, data}, "httpStatus"})';
+
+CREATE FUNCTION _tool_result(message text, structured jsonb DEFAULT NULL, is_error boolean DEFAULT false)
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT jsonb_build_object('result', jsonb_strip_nulls(jsonb_build_object(
+        'resultType', 'complete',
+        'content', jsonb_build_array(jsonb_build_object('type', 'text', 'text', message)),
+        'structuredContent', structured,
+        'isError', is_error)))
+$$;
+COMMENT ON FUNCTION _tool_result(text, jsonb, boolean) IS 'Internal: a complete tools/call result (isError for tool failures)';
+
+-- {"elicitation": {}} and {"elicitation": {"form": {}}} mean form mode;
+-- {"elicitation": {"url": {}}} alone does not.
+CREATE FUNCTION _can_elicit_form(capabilities jsonb) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT coalesce(
+        jsonb_typeof(capabilities) = 'object'
+        AND jsonb_typeof(capabilities -> 'elicitation') = 'object'
+        AND (capabilities -> 'elicitation' = '{}'::jsonb OR capabilities -> 'elicitation' ? 'form'),
+        false)
+$$;
+COMMENT ON FUNCTION _can_elicit_form(jsonb) IS 'Internal: does this request''s clientCapabilities allow a form elicitation';
+
+-- The capability gate: only the tool knows what it needs.
+CREATE FUNCTION _needs_form_capability() RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT _error('missing_capability',
+        'notes_delete needs the client to support form elicitation to ask for confirmation',
+        '{"requiredCapabilities": {"elicitation": {"form": {}}}}')
+$$;
+COMMENT ON FUNCTION _needs_form_capability() IS
+'Internal: the missing_capability outcome for a request that cannot show the confirmation form';
+
+-------------------------------------------------------------------------------
+-- The tool registry
+-------------------------------------------------------------------------------
+
+-- One row per tool: tools/list lists the descriptors in position order and
+-- tools/call runs the handler named by the row.  The handler is a function
+-- name, not a regprocedure: pg_upgrade refuses tables with reg* columns
+-- other than regclass, regrole and regtype.  Every handler has the
+-- signature (principal text, request jsonb) -> jsonb.
+CREATE TABLE tools (
+    name        text PRIMARY KEY CHECK (name OPERATOR(pg_catalog.~) '^[a-z][a-z0-9_]{0,63}$'),
+    position    integer NOT NULL UNIQUE,
+    descriptor  jsonb NOT NULL CHECK ((descriptor OPERATOR(pg_catalog.->>) 'name') OPERATOR(pg_catalog.=) name),
+    handler     text NOT NULL CHECK (handler OPERATOR(pg_catalog.=) ('_tool_' OPERATOR(pg_catalog.||) name))
+);
+COMMENT ON TABLE tools IS
+'The tool registry: one row per tool (descriptor for tools/list, handler _tool_<name>(principal text, request jsonb) for tools/call); part of the extension version';
+
+CREATE FUNCTION tool_descriptors() RETURNS jsonb
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT coalesce(jsonb_agg(t.descriptor ORDER BY t.position), '[]') FROM tools t
+$$;
+COMMENT ON FUNCTION tool_descriptors() IS 'The tools/list descriptors from the tool registry, in position order';
+
+-------------------------------------------------------------------------------
+-- The notes_delete tool
+-------------------------------------------------------------------------------
+
+-- Which trigrams of a searched text to look up in notes_title_trigrams.  A
+-- frequent trigram ("the", " #0") costs a long posting list and narrows
+-- little: with a million notes, looking up all 23 trigrams of a title takes
+-- ~9 ms, its three rarest ~0.5 ms.  So on a large table the keys are the
+-- trigrams rarer than 1% by the index's statistics (most_common_elems, a
+-- sorted array: width_bucket() is a binary search), at least the three
+-- rarest, at most eight; the rest are checked by strpos() on the few rows
+-- found.  Small tables, texts with few trigrams and tables never analyzed
+-- use every trigram.  Any subset of the text's trigrams is a necessary
+-- condition, so the choice changes speed, never the answer.
+CREATE FUNCTION _title_search_keys(title_text text) RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    grams text[] := ARRAY(SELECT DISTINCT g FROM unnest(_title_trigrams(title_text)) AS g);
+    table_rows real;
+    elems text[];
+    freqs real[];
+    ranked text[];
+    rare text[];
+BEGIN
+    IF cardinality(grams) <= 3 THEN
+        RETURN grams;
+    END IF;
+    SELECT c.reltuples INTO table_rows FROM pg_class c WHERE c.oid = 'mcp_notes.notes'::regclass;
+    IF table_rows < 100000 THEN
+        RETURN grams;
+    END IF;
+    -- pg_statistic slot of kind 4 (STATISTIC_KIND_MCELEM) of the index expression
+    SELECT CASE 4 WHEN st.stakind1 THEN st.stavalues1 WHEN st.stakind2 THEN st.stavalues2
+                  WHEN st.stakind3 THEN st.stavalues3 WHEN st.stakind4 THEN st.stavalues4
+                  WHEN st.stakind5 THEN st.stavalues5 END::text::text[],
+           CASE 4 WHEN st.stakind1 THEN st.stanumbers1 WHEN st.stakind2 THEN st.stanumbers2
+                  WHEN st.stakind3 THEN st.stanumbers3 WHEN st.stakind4 THEN st.stanumbers4
+                  WHEN st.stakind5 THEN st.stanumbers5 END
+      INTO elems, freqs
+    FROM pg_statistic st
+    WHERE st.starelid = 'mcp_notes.notes_title_trigrams'::regclass AND st.staattnum = 1
+      AND NOT st.stainherit;
+    IF elems IS NULL THEN
+        RETURN grams;
+    END IF;
+    SELECT array_agg(x.g ORDER BY x.f, x.g), array_agg(x.g ORDER BY x.f, x.g) FILTER (WHERE x.f < 0.01)
+      INTO ranked, rare
+    FROM (SELECT u.g, CASE WHEN elems[u.i] = u.g THEN freqs[u.i] ELSE 0 END AS f
+          FROM (SELECT g, width_bucket(g, elems) AS i FROM unnest(grams) AS g) u) x;
+    IF cardinality(rare) >= 3 THEN
+        RETURN rare[1:8];
+    END IF;
+    RETURN ranked[1:3];
+END;
+$$;
+COMMENT ON FUNCTION _title_search_keys(text) IS
+'Internal: the trigrams of a searched title to look up in notes_title_trigrams (the rarest, by statistics, on a large table)';
+
+-- Candidate notes: inside the workspace by whole components, title contains
+-- the text (uri_contains() and strpos() decide; the indexes only narrow).
+-- Two ways to find them, chosen by the size of the workspace:
+--  - a small workspace (the planner expects fewer than small_workspace notes
+--    in its range) is read through its range of notes_uri_bytewise: cost
+--    bounded by its size, whatever the title;
+--  - a larger one is searched through notes_title_trigrams: cost grows with
+--    the notes (anywhere) that have the text's rarest trigrams, not with the
+--    workspace, and the serializable transaction reads (and predicate-locks)
+--    only those rows instead of the whole workspace.  A text shorter than
+--    three characters has no trigram and always takes the range.
+-- The size comes from the planner's statistics (EXPLAIN, about 40 us), not
+-- from counting rows, which would predicate-lock them.  With stale
+-- statistics a grown workspace may take the range: slower, still right.
+-- Each search is a MATERIALIZED CTE, planned for all its rows: a LIMIT in
+-- the same query level would tempt the planner into "scan in some order
+-- until max_rows match", a full scan when few match.  Which max_rows rows
+-- come back is unspecified: the caller only asks whether there are more
+-- than it can offer, and sorts what it keeps.
+CREATE FUNCTION _candidates(workspace text, title_text text, max_rows integer) RETURNS SETOF notes
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    small_workspace constant integer := 2000;
+    prefix text := CASE WHEN right(workspace, 1) = '/' THEN workspace ELSE workspace || '/' END;
+    keys text[];
+    plan json;
+    expected bigint := 0;
+BEGIN
+    IF length(lower(title_text)) >= 3 THEN
+        -- EXPLAIN is why this function is VOLATILE
+        EXECUTE 'EXPLAIN (FORMAT JSON) SELECT 1 FROM mcp_notes.notes n '
+                'WHERE n.uri COLLATE "C" >= $1 AND n.uri COLLATE "C" < $2'
+            INTO plan USING prefix, left(prefix, -1) || '0';
+        expected := (plan -> 0 -> 'Plan' ->> 'Plan Rows')::numeric;
+    END IF;
+    IF expected < small_workspace THEN
+        RETURN QUERY
+        WITH found AS MATERIALIZED (
+            SELECT n.*
+            FROM notes n
+            WHERE (n.uri = workspace
+                   OR (n.uri COLLATE "C" >= prefix AND n.uri COLLATE "C" < left(prefix, -1) || '0'))
+              AND uri_contains(workspace, n.uri)
+              AND strpos(lower(n.title), lower(title_text)) > 0)
+        SELECT * FROM found LIMIT max_rows;
+    ELSE
+        keys := _title_search_keys(title_text);
+        RETURN QUERY
+        WITH found AS MATERIALIZED (
+            SELECT n.*
+            FROM notes n
+            WHERE _title_trigrams(n.title) @> keys
+              AND uri_contains(workspace, n.uri)
+              AND strpos(lower(n.title), lower(title_text)) > 0)
+        SELECT * FROM found LIMIT max_rows;
+    END IF;
+END;
+$$;
+COMMENT ON FUNCTION _candidates(text, text, integer) IS
+'Internal: up to max_rows notes inside a workspace whose title contains the text (through the title trigram index unless the workspace is small)';
+
+CREATE FUNCTION _delete_form(workspace text, candidate_ids text[]) RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT jsonb_build_object('delete_choice', jsonb_build_object(
+        'method', 'elicitation/create',
+        'params', jsonb_build_object(
+            'mode', 'form',
+            'message', format('Delete a note from %s? Pick the note to delete and confirm. This cannot be undone.', workspace),
+            'requestedSchema', jsonb_build_object(
+                'type', 'object',
+                'properties', jsonb_build_object(
+                    'note_id', jsonb_build_object(
+                        'type', 'string',
+                        'title', 'Note to delete',
+                        'oneOf', (SELECT jsonb_agg(jsonb_build_object(
+                                      'const', n.note_id,
+                                      'title', format('%s — %s (updated %s)', n.title, n.uri,
+                                                      to_char(n.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI "UTC"')))
+                                      ORDER BY n.uri, n.note_id)
+                                  FROM notes n WHERE n.note_id = ANY (candidate_ids))),
+                    'confirm', jsonb_build_object(
+                        'type', 'boolean',
+                        'title', 'Yes, delete this note permanently',
+                        'default', false)),
+                'required', jsonb_build_array('note_id', 'confirm')))))
+$$;
+COMMENT ON FUNCTION _delete_form(text, text[]) IS 'Internal: the delete_choice form for the given candidates';
+
+CREATE FUNCTION _args_digest(workspace text, title text) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT encode(sha256(convert_to(jsonb_build_object('workspaceUri', workspace, 'title', title)::text, 'UTF8')), 'hex')
+$$;
+COMMENT ON FUNCTION _args_digest(text, text) IS 'Internal: digest of the normalized notes_delete arguments that a state is bound to';
+
+
+CREATE FUNCTION _audit(principal text, request jsonb, workspace text, note notes, outcome text) RETURNS void
+LANGUAGE sql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    INSERT INTO delete_audit (principal, workspace_uri, note_id, note_uri, title, outcome,
+                              request_id, gateway_id, client_info)
+    VALUES (principal, workspace, (note).note_id, (note).uri, (note).title, outcome,
+            left(request ->> 'requestId', 200), left(request ->> 'gatewayId', 200),
+            CASE WHEN jsonb_typeof(request -> 'clientInfo') = 'object' THEN request -> 'clientInfo' END)
+$$;
+COMMENT ON FUNCTION _audit(text, jsonb, text, notes, text) IS
+'Internal: appends one row to delete_audit (request id, gateway id and client info taken from the request object)';
+
+-- The steps of notes_delete.  Each returns the outcome to answer with, or
+-- (the steps with an OUT outcome) NULL there to go on.
+
+-- Arguments, as the inputSchema says.  A malformed workspaceUri is a tool
+-- error (a result a model can act on), not an invalid_params.
+CREATE FUNCTION _delete_arguments(arguments jsonb, OUT outcome jsonb, OUT workspace text, OUT title_text text)
+LANGUAGE plpgsql STABLE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    extra_keys text;
+    problem text;
+BEGIN
+    IF arguments IS NULL OR jsonb_typeof(arguments) <> 'object' THEN
+        outcome := _invalid_params('invalid_arguments',
+            'notes_delete: arguments must be an object with workspaceUri and title');
+        RETURN;
+    END IF;
+    SELECT string_agg(k, ', ' ORDER BY k) INTO extra_keys
+    FROM jsonb_object_keys(arguments) AS k WHERE k NOT IN ('workspaceUri', 'title');
+    IF extra_keys IS NOT NULL THEN
+        outcome := _invalid_params('invalid_arguments',
+            format('notes_delete: unknown argument(s): %s', extra_keys));
+        RETURN;
+    END IF;
+    IF jsonb_typeof(arguments -> 'workspaceUri') IS DISTINCT FROM 'string' THEN
+        outcome := _invalid_params('invalid_arguments', 'notes_delete: workspaceUri must be a string');
+        RETURN;
+    END IF;
+    IF jsonb_typeof(arguments -> 'title') IS DISTINCT FROM 'string' THEN
+        outcome := _invalid_params('invalid_arguments', 'notes_delete: title must be a string');
+        RETURN;
+    END IF;
+    title_text := arguments ->> 'title';
+    IF length(title_text) NOT BETWEEN 1 AND 200 OR btrim(title_text) = '' THEN
+        outcome := _invalid_params('invalid_arguments',
+            'notes_delete: title must be 1 to 200 characters and not blank');
+        RETURN;
+    END IF;
+    problem := _uri_problem(arguments ->> 'workspaceUri');
+    IF problem IS NOT NULL THEN
+        outcome := _tool_result(format('workspaceUri is not a usable file: URI. %s', problem), NULL, true);
+        RETURN;
+    END IF;
+    workspace := normalize_uri(arguments ->> 'workspaceUri');
+END;
+$$;
+COMMENT ON FUNCTION _delete_arguments(jsonb) IS
+'Internal: notes_delete step: checks the arguments; the normalized workspace and the title, or the outcome refusing them';
+
+-- Step 1: no state yet, so find the candidates and ask.
+CREATE FUNCTION _delete_ask(principal text, request jsonb, workspace text, title_text text) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    max_candidates constant integer := 25;
+    found_ids text[];
+BEGIN
+    IF NOT _can_elicit_form(request -> 'clientCapabilities') THEN
+        RETURN _needs_form_capability();
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM grants g
+                   WHERE g.principal = _delete_ask.principal
+                     AND uri_contains(g.workspace_uri, workspace)) THEN
+        RETURN _tool_result(format('Workspace %s is not granted to you.', workspace), NULL, true);
+    END IF;
+    SELECT array_agg(c.note_id ORDER BY c.uri, c.note_id) INTO found_ids
+    FROM _candidates(workspace, title_text, max_candidates + 1) c;
+    IF found_ids IS NULL THEN
+        RETURN _tool_result(format('No note in %s has a title containing "%s".', workspace, title_text),
+                            NULL, true);
+    END IF;
+    IF cardinality(found_ids) > max_candidates THEN
+        RETURN _tool_result(format('More than %s notes in %s have a title containing "%s". Use a longer title or a narrower workspace.',
+                                   max_candidates, workspace, title_text), NULL, true);
+    END IF;
+    RETURN jsonb_build_object('result', jsonb_build_object(
+        'resultType', 'input_required',
+        'inputRequests', _delete_form(workspace, found_ids),
+        'requestState', _seal_state(jsonb_build_object(
+            'principal', principal,
+            'method', 'tools/call',
+            'tool', 'notes_delete',
+            'args', _args_digest(workspace, title_text),
+            'workspace', workspace,
+            'candidates', to_jsonb(found_ids),
+            'phase', 'confirm_delete'))));
+END;
+$$;
+COMMENT ON FUNCTION _delete_ask(text, jsonb, text, text) IS
+'Internal: notes_delete step 1: the confirmation form for the candidates, with a sealed requestState';
+
+-- Step 2 begins: the state must be ours, fresh, for this caller and these
+-- arguments.  Each failure says which check it failed.  VOLATILE for
+-- clock_timestamp(): expiry is judged at the moment of the call.
+CREATE FUNCTION _delete_open_state(principal text, request_state text, digest text,
+                                   OUT outcome jsonb, OUT state jsonb)
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    claims jsonb;
+BEGIN
+    state := _open_state(request_state);
+    IF NOT (state ->> 'ok')::boolean THEN
+        outcome := _invalid_params(state ->> 'reason', 'invalid requestState: ' || (state ->> 'message'));
+        RETURN;
+    END IF;
+    claims := state -> 'claims';
+    outcome := CASE
+        WHEN (state ->> 'exp')::bigint <= extract(epoch FROM clock_timestamp()) THEN
+            _invalid_params('state_expired',
+                'invalid requestState: it has expired; call notes_delete again to get a new confirmation form')
+        WHEN claims ->> 'principal' IS DISTINCT FROM principal THEN
+            _invalid_params('state_wrong_principal', 'invalid requestState: it was issued to another principal')
+        WHEN claims ->> 'method' IS DISTINCT FROM 'tools/call' OR claims ->> 'tool' IS DISTINCT FROM 'notes_delete' THEN
+            _invalid_params('state_wrong_method', 'invalid requestState: it was issued for another method or tool')
+        WHEN claims ->> 'args' IS DISTINCT FROM digest THEN
+            _invalid_params('state_arguments_changed',
+                'invalid requestState: the arguments differ from the call it was issued for')
+        WHEN claims ->> 'phase' IS DISTINCT FROM 'confirm_delete' THEN
+            _invalid_params('state_wrong_phase', 'invalid requestState: it belongs to another step of the tool')
+    END;
+END;
+$$;
+COMMENT ON FUNCTION _delete_open_state(text, text, text) IS
+'Internal: notes_delete step 2: opens the requestState and checks expiry, principal, method, arguments and phase';
+
+-- Every path after the state checks may write, so the transaction must be
+-- serializable: that is what makes "delete at most once" hold across gateways.
+CREATE FUNCTION _require_serializable(tool text) RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    IF current_setting('transaction_isolation') <> 'serializable' THEN
+        RAISE EXCEPTION '% must run in a SERIALIZABLE transaction', tool
+            USING ERRCODE = 'invalid_transaction_state',
+                  DETAIL = format('The current isolation level is %s.', current_setting('transaction_isolation')),
+                  HINT = 'Use BEGIN ISOLATION LEVEL SERIALIZABLE, or set default_transaction_isolation for the gateway''s connections.';
+    END IF;
+END;
+$$;
+COMMENT ON FUNCTION _require_serializable(text) IS
+'Internal: the isolation guard; raises 25000 unless the transaction is SERIALIZABLE';
+
+-- Uses up a state's nonce; false when it was already used.  Of two
+-- transactions racing on one state, the second blocks here and then fails
+-- to serialize (the gateway retries it and it finds the nonce spent).
+CREATE FUNCTION _spend_state(state jsonb, spent_as text) RETURNS boolean
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    INSERT INTO spent_states (nonce, expires_at, outcome)
+    VALUES (state ->> 'nonce', to_timestamp((state ->> 'exp')::bigint), spent_as)
+    ON CONFLICT DO NOTHING;
+    RETURN FOUND;
+END;
+$$;
+COMMENT ON FUNCTION _spend_state(jsonb, text) IS
+'Internal: records a requestState''s nonce as spent (accept or decline); false when it already was';
+
+-- Step 2, the answer: no answer yet asks again with the same state.
+CREATE FUNCTION _delete_answer(principal text, request jsonb, workspace text, state jsonb) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    input_responses jsonb := request -> 'params' -> 'inputResponses';
+    response jsonb := input_responses -> 'delete_choice';
+BEGIN
+    IF input_responses IS NOT NULL AND jsonb_typeof(input_responses) <> 'object' THEN
+        RETURN _invalid_params('invalid_input_responses', 'inputResponses must be an object');
+    END IF;
+    IF response IS NULL THEN
+        IF NOT _can_elicit_form(request -> 'clientCapabilities') THEN
+            RETURN _needs_form_capability();
+        END IF;
+        RETURN jsonb_build_object('result', jsonb_build_object(
+            'resultType', 'input_required',
+            'inputRequests', _delete_form(workspace,
+                                          ARRAY(SELECT jsonb_array_elements_text(state -> 'claims' -> 'candidates'))),
+            'requestState', request -> 'params' ->> 'requestState'));
+    END IF;
+    IF jsonb_typeof(response) <> 'object' OR jsonb_typeof(response -> 'action') IS DISTINCT FROM 'string' THEN
+        RETURN _invalid_params('invalid_input_response',
+            'inputResponses.delete_choice must be an elicitation result object with an action');
+    END IF;
+    CASE response ->> 'action'
+        WHEN 'cancel' THEN
+            RETURN _delete_cancel(principal, request, workspace);
+        WHEN 'decline' THEN
+            RETURN _delete_decline(principal, request, workspace, state);
+        WHEN 'accept' THEN
+            RETURN _delete_accept(principal, request, workspace, state, response -> 'content');
+        ELSE
+            RETURN _invalid_params('invalid_input_response',
+                format('inputResponses.delete_choice.action must be accept, decline or cancel, not "%s"',
+                       left(response ->> 'action', 40)));
+    END CASE;
+END;
+$$;
+COMMENT ON FUNCTION _delete_answer(text, jsonb, text, jsonb) IS
+'Internal: notes_delete step 2: reads inputResponses.delete_choice and runs cancel, decline or accept (or asks again)';
+
+-- Cancel spends nothing: the same form can still be answered.
+CREATE FUNCTION _delete_cancel(principal text, request jsonb, workspace text) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    PERFORM _audit(principal, request, workspace, NULL, 'cancel');
+    RETURN _tool_result('Cancelled. Nothing was deleted; the confirmation form can still be answered until it expires.',
+                        '{"deleted": false, "cancelled": true}');
+END;
+$$;
+COMMENT ON FUNCTION _delete_cancel(text, jsonb, text) IS 'Internal: notes_delete answer cancel: audited, state not spent';
+
+-- Decline is final: it spends the state.
+CREATE FUNCTION _delete_decline(principal text, request jsonb, workspace text, state jsonb) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    IF NOT _spend_state(state, 'decline') THEN
+        RETURN _invalid_params('state_already_used', 'invalid requestState: it has already been used');
+    END IF;
+    PERFORM _audit(principal, request, workspace, NULL, 'decline');
+    RETURN _tool_result('Declined. Nothing was deleted.', '{"deleted": false}');
+END;
+$$;
+COMMENT ON FUNCTION _delete_decline(text, jsonb, text, jsonb) IS 'Internal: notes_delete answer decline: spends the state, audited';
+
+-- Accept: missing content is never consent.
+CREATE FUNCTION _delete_accept(principal text, request jsonb, workspace text, state jsonb, content jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    IF content IS NULL OR jsonb_typeof(content) <> 'object' THEN
+        RETURN _invalid_params('invalid_input_response', 'an accepted delete_choice must carry the form content');
+    END IF;
+    IF content -> 'confirm' IS DISTINCT FROM 'true'::jsonb THEN
+        RETURN _invalid_params('not_confirmed', 'delete_choice.confirm must be exactly true to delete');
+    END IF;
+    IF jsonb_typeof(content -> 'note_id') IS DISTINCT FROM 'string' THEN
+        RETURN _invalid_params('invalid_input_response', 'delete_choice.note_id must be a string');
+    END IF;
+    IF NOT (state -> 'claims' -> 'candidates') ? (content ->> 'note_id') THEN
+        RETURN _invalid_params('foreign_note', 'delete_choice.note_id is not one of the notes offered in the form');
+    END IF;
+    -- Spend the nonce first, so a racing second accept cannot also delete.
+    IF NOT _spend_state(state, 'accept') THEN
+        RETURN _invalid_params('state_already_used', 'invalid requestState: it has already been used');
+    END IF;
+    RETURN _delete_note(principal, request, workspace, state ->> 'nonce', content ->> 'note_id');
+END;
+$$;
+COMMENT ON FUNCTION _delete_accept(text, jsonb, text, jsonb, jsonb) IS
+'Internal: notes_delete answer accept: checks the form content, spends the state, deletes';
+
+-- The delete of a confirmed accept.  Check again against the live rows,
+-- locking them, so that a revoke or a move committed by anyone before us
+-- wins, and one after us waits.  A stale confirmation deletes nothing.
+CREATE FUNCTION _delete_note(principal text, request jsonb, workspace text, spent_nonce text, chosen_id text)
+RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    note notes;
+BEGIN
+    PERFORM 1 FROM grants g
+    WHERE g.principal = _delete_note.principal AND uri_contains(g.workspace_uri, workspace)
+    FOR KEY SHARE;
+    IF NOT FOUND THEN
+        UPDATE spent_states s SET outcome = 'stale' WHERE s.nonce = spent_nonce;
+        PERFORM _audit(principal, request, workspace, NULL, 'stale');
+        RETURN _tool_result(format('Nothing was deleted: workspace %s is no longer granted to you.', workspace),
+                            NULL, true);
+    END IF;
+    SELECT n.* INTO note FROM notes n WHERE n.note_id = chosen_id FOR UPDATE;
+    IF NOT FOUND OR NOT uri_contains(workspace, note.uri) THEN
+        note.note_id := chosen_id;    -- a moved note keeps its new uri in the audit
+        UPDATE spent_states s SET outcome = 'stale' WHERE s.nonce = spent_nonce;
+        PERFORM _audit(principal, request, workspace, note, 'stale');
+        RETURN _tool_result(format('Nothing was deleted: the chosen note no longer exists in %s.', workspace),
+                            NULL, true);
+    END IF;
+    DELETE FROM notes n WHERE n.note_id = note.note_id;
+    PERFORM _audit(principal, request, workspace, note, 'accept');
+    RETURN _tool_result(format('Deleted the note "%s" (%s).', note.title, note.uri),
+                        jsonb_build_object('deleted', true, 'noteId', note.note_id));
+END;
+$$;
+COMMENT ON FUNCTION _delete_note(text, jsonb, text, text, text) IS
+'Internal: notes_delete accept: re-checks grant and note under lock, then deletes (or records the confirmation as stale)';
+
+-- The handler of tools/call notes_delete: step 1 asks, step 2 acts on the
+-- answer.  _tools_call has checked that params.requestState is a string.
+CREATE FUNCTION _tool_notes_delete(principal text, request jsonb) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    params jsonb := request -> 'params';
+    args record;
+    opened record;
+BEGIN
+    SELECT * INTO args FROM _delete_arguments(params -> 'arguments');
+    IF args.outcome IS NOT NULL THEN
+        RETURN args.outcome;
+    END IF;
+    IF params -> 'requestState' IS NULL THEN
+        RETURN _delete_ask(principal, request, args.workspace, args.title_text);
+    END IF;
+    SELECT * INTO opened
+    FROM _delete_open_state(principal, params ->> 'requestState', _args_digest(args.workspace, args.title_text));
+    IF opened.outcome IS NOT NULL THEN
+        RETURN opened.outcome;
+    END IF;
+    PERFORM _require_serializable('notes_delete');
+    IF EXISTS (SELECT 1 FROM spent_states s WHERE s.nonce = opened.state ->> 'nonce') THEN
+        RETURN _invalid_params('state_already_used',
+            'invalid requestState: it has already been used; call notes_delete again to start over');
+    END IF;
+    RETURN _delete_answer(principal, request, args.workspace, opened.state);
+END;
+$$;
+COMMENT ON FUNCTION _tool_notes_delete(text, jsonb) IS
+'Internal: the notes_delete tool for an authenticated principal (step 1 asks, step 2 acts on the answer)';
+
+-- notes_delete in the registry: its descriptor for tools/list, its handler
+-- for tools/call.
+INSERT INTO tools (name, position, descriptor, handler) VALUES ('notes_delete', 1, jsonb_build_object(
+    'name', 'notes_delete',
+    'title', 'Delete a note',
+    'description', 'Deletes one note inside a workspace you are granted. Never deletes on the first call: '
+                   'it asks the user, through a form, to pick the note among those whose title contains '
+                   'the given text and to confirm. Declining is final; cancelling can be retried.',
+    'inputSchema', jsonb_build_object(
+        'type', 'object',
+        'properties', jsonb_build_object(
+            'workspaceUri', jsonb_build_object(
+                'type', 'string', 'format', 'uri', 'maxLength', 4096,
+                'description', 'file: URI of the workspace (or a folder inside it) to search, e.g. file:///work/notes'),
+            'title', jsonb_build_object(
+                'type', 'string', 'minLength', 1, 'maxLength', 200,
+                'description', 'Text the note''s title contains (case-insensitive)')),
+        'required', jsonb_build_array('workspaceUri', 'title'),
+        'additionalProperties', false),
+    'outputSchema', jsonb_build_object(
+        'type', 'object',
+        'properties', jsonb_build_object(
+            'deleted', jsonb_build_object('type', 'boolean'),
+            'noteId', jsonb_build_object('type', 'string'),
+            'cancelled', jsonb_build_object('type', 'boolean')),
+        'required', jsonb_build_array('deleted')),
+    'annotations', jsonb_build_object(
+        'readOnlyHint', false,
+        'destructiveHint', true,
+        'idempotentHint', false,
+        'openWorldHint', false)),
+    '_tool_notes_delete');
+
+-------------------------------------------------------------------------------
+-- Methods
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION _tools_list_result() RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT jsonb_build_object('resultType', 'complete', 'tools', tool_descriptors(),
+                              'ttlMs', 600000, 'cacheScope', 'public')
+$$;
+COMMENT ON FUNCTION _tools_list_result() IS
+'Internal: the tools/list result, the same for every caller (features() publishes it as a public result)';
+
+-- One page: any member of params (what is left once the gateway removed
+-- _meta) is refused, a cursor with the words the 1.1 gateway used.
+CREATE FUNCTION _tools_list(principal text, request jsonb) RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    IF request -> 'params' ? 'cursor' THEN
+        RETURN _invalid_params('invalid_params', 'Invalid params: unknown cursor (tools/list has one page)');
+    END IF;
+    IF request -> 'params' <> '{}' THEN
+        RETURN _invalid_params('invalid_params',
+            'Invalid params: tools/list takes no params besides _meta (tools/list has one page)');
+    END IF;
+    RETURN jsonb_build_object('result', _tools_list_result());
+END;
+$$;
+COMMENT ON FUNCTION _tools_list(text, jsonb) IS 'Internal: the tools/list method';
+
+-- The members of params every tool shares are checked here, with the words
+-- the 1.1 gateway used; the rest belongs to the tool.  The handler's name
+-- comes from the registry, never from the request.
+CREATE FUNCTION _tools_call(principal text, request jsonb) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    params jsonb := request -> 'params';
+    tool_handler text;
+    outcome jsonb;
+BEGIN
+    IF jsonb_typeof(params -> 'name') IS DISTINCT FROM 'string' THEN
+        RETURN _invalid_params('unknown_tool', 'Invalid params: params.name must be a string');
+    END IF;
+    IF params ? 'requestState' AND jsonb_typeof(params -> 'requestState') <> 'string' THEN
+        RETURN _invalid_params('state_malformed', 'Invalid params: requestState must be a string');
+    END IF;
+    SELECT t.handler INTO tool_handler FROM tools t WHERE t.name = params ->> 'name';
+    IF tool_handler IS NULL THEN
+        RETURN _invalid_params('unknown_tool', format('unknown tool: %s', left(params ->> 'name', 100)));
+    END IF;
+    EXECUTE format('SELECT mcp_notes.%I($1, $2)', tool_handler) INTO outcome USING principal, request;
+    RETURN outcome;
+END;
+$$;
+COMMENT ON FUNCTION _tools_call(text, jsonb) IS
+'Internal: the tools/call method for an authenticated principal: checks params.name and requestState, runs the registered handler';
+
+CREATE FUNCTION _handle(principal text, request jsonb) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    IF jsonb_typeof(request) IS DISTINCT FROM 'object' THEN
+        RAISE EXCEPTION 'request must be a json object'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'The gateway passes {"method": ..., "params": ..., ...} as docs/contract.md says.';
+    END IF;
+    IF jsonb_typeof(request -> 'params') IS DISTINCT FROM 'object' THEN
+        RETURN _invalid_params('invalid_params', 'Invalid params: params must be an object');
+    END IF;
+    CASE request ->> 'method'
+        WHEN 'tools/list' THEN
+            RETURN _tools_list(principal, request);
+        WHEN 'tools/call' THEN
+            RETURN _tools_call(principal, request);
+        ELSE
+            RETURN _error('method_not_found', format('Method not found: %s', left(request ->> 'method', 100)));
+    END CASE;
+END;
+$$;
+COMMENT ON FUNCTION _handle(text, jsonb) IS
+'Internal: answers one request object for an authenticated principal, by method (the methods features() lists)';
+
+-------------------------------------------------------------------------------
+-- Gateway API
+-------------------------------------------------------------------------------
+
+-- extensionVersion is read from pg_extension, so the control file stays
+-- the one place that says which version this is.
+CREATE FUNCTION features() RETURNS jsonb
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT jsonb_build_object(
+        'extensionVersion', (SELECT e.extversion FROM pg_extension e WHERE e.extname = 'mcp_notes'),
+        'contract', 2,
+        'methods', jsonb_build_array('tools/list', 'tools/call'),
+        'publicResults', jsonb_build_object('tools/list', _tools_list_result()),
+        'capabilities', jsonb_build_object('tools', '{}'::jsonb),
+        'instructions', 'Notes server. notes_delete deletes one note by title inside a workspace you name '
+                        'explicitly (workspaceUri, a file: URI you were granted). It always asks the user to '
+                        'pick and confirm the note through a form elicitation (declare '
+                        'clientCapabilities.elicitation) and then expects the same call again with '
+                        'inputResponses.delete_choice and the exact requestState.',
+        'tokenChannel', 'mcp_notes_tokens')
+$$;
+COMMENT ON FUNCTION features() IS
+'What this extension serves (contract, methods, public results, capabilities, instructions, token channel); see docs/contract.md';
+
+-- plpgsql rather than sql: a SET clause keeps an sql function from being
+-- inlined, so its query would be planned on every call; plpgsql caches the
+-- plan per session (tools/list and server/discover call this alone).
+CREATE FUNCTION authenticate(token text) RETURNS text
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    who text;
+BEGIN
+    SELECT t.principal INTO who FROM tokens t
+    WHERE t.token_hash = _token_hash(token)
+      AND t.revoked_at IS NULL
+      AND t.expires_at > now();
+    RETURN who;
+END;
+$$;
+COMMENT ON FUNCTION authenticate(text) IS 'The principal a bearer token proves, or NULL when it is unknown, expired or revoked';
+
+-- The token is checked inside the transaction that acts on the request.
+CREATE FUNCTION handle(token text, request jsonb) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    principal text := authenticate(token);
+BEGIN
+    IF principal IS NULL THEN
+        RETURN _error('unauthenticated', 'missing, invalid, expired or revoked bearer token');
+    END IF;
+    RETURN _handle(principal, request);
+END;
+$$;
+COMMENT ON FUNCTION handle(text, jsonb) IS
+'Answers one MCP request object for the principal the bearer token proves: {"result": ...} or {"error": {"kind", "message", "data"}}';
+
+CREATE FUNCTION handle_as(principal text, request jsonb) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    PERFORM _check_principal(principal);
+    RETURN _handle(principal, request);
+END;
+$$;
+COMMENT ON FUNCTION handle_as(text, jsonb) IS
+'Development only: handle for a principal named by the caller. Executable only by roles given grant_dev_gateway';
+
+-------------------------------------------------------------------------------
+-- Gateway API of 1.0 and 1.1, for gateways of the previous version
+-------------------------------------------------------------------------------
+
+-- call_tool() and call_tool_as() pass the members of params one by one.
+-- They become a request object (an SQL NULL is an absent member, a JSON
+-- null stays null) and the outcome goes back to the 1.1 form.  A NULL tool
+-- keeps its 1.1 answer.
+CREATE FUNCTION _call_tool(principal text, tool text, arguments jsonb, input_responses jsonb,
+                           request_state text, client_capabilities jsonb,
+                           request_id text, client_info jsonb, gateway_id text)
+RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    params jsonb;
+    request jsonb;
+BEGIN
+    IF tool IS NULL THEN
+        RETURN _legacy_outcome(_invalid_params('unknown_tool', 'params.name must name a tool'));
+    END IF;
+    SELECT jsonb_object_agg(m.k, m.v) INTO params
+    FROM (VALUES ('name', to_jsonb(tool)), ('arguments', arguments),
+                 ('inputResponses', input_responses), ('requestState', to_jsonb(request_state))) AS m(k, v)
+    WHERE m.v IS NOT NULL;
+    SELECT jsonb_object_agg(m.k, m.v) INTO request
+    FROM (VALUES ('method', to_jsonb('tools/call'::text)), ('params', params),
+                 ('clientCapabilities', client_capabilities), ('requestId', to_jsonb(request_id)),
+                 ('clientInfo', client_info), ('gatewayId', to_jsonb(gateway_id))) AS m(k, v)
+    WHERE m.v IS NOT NULL;
+    RETURN _legacy_outcome(_tools_call(principal, request));
+END;
+$$;
+COMMENT ON FUNCTION _call_tool(text, text, jsonb, jsonb, text, jsonb, text, jsonb, text) IS
+'Internal: a tools/call of the 1.1 entry points, answered through tools/call of contract 2 in the 1.1 form';
+CREATE FUNCTION call_tool(token text, tool text, arguments jsonb, input_responses jsonb,
+                          request_state text, client_capabilities jsonb,
+                          request_id text, client_info jsonb, gateway_id text)
+RETURNS jsonb
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    principal text := authenticate(token);
+BEGIN
+    IF principal IS NULL THEN
+        RETURN _rpc_error(-32001, 'missing, invalid, expired or revoked bearer token', NULL, 401);
+    END IF;
+    RETURN _call_tool(principal, tool, arguments, input_responses, request_state,
+                      client_capabilities, request_id, client_info, gateway_id);
+END;
+$$;
+COMMENT ON FUNCTION call_tool(text, text, jsonb, jsonb, text, jsonb, text, jsonb, text) IS
+'Runs one MCP tools/call for the principal the bearer token proves; returns {"result": ...} or {"error": ..., "httpStatus": ...}';
+
+CREATE FUNCTION call_tool_as(principal text, tool text, arguments jsonb, input_responses jsonb,
+                             request_state text, client_capabilities jsonb,
+                             request_id text, client_info jsonb, gateway_id text)
+RETURNS jsonb
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    PERFORM _check_principal(principal);
+    RETURN _call_tool(principal, tool, arguments, input_responses, request_state,
+                      client_capabilities, request_id, client_info, gateway_id);
+END;
+$$;
+COMMENT ON FUNCTION call_tool_as(text, text, jsonb, jsonb, text, jsonb, text, jsonb, text) IS
+'Development only: call_tool for a principal named by the caller. Executable only by roles given grant_dev_gateway';
+
+
+-------------------------------------------------------------------------------
+-- Privileges
+-------------------------------------------------------------------------------
+
+-- tool_descriptors and call_tool stay granted for gateways of 1.1 during an
+-- upgrade of the fleet.
+CREATE FUNCTION grant_gateway(role regrole) RETURNS void
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    EXECUTE format('GRANT USAGE ON SCHEMA mcp_notes TO %s', role);
+    EXECUTE format('GRANT EXECUTE ON FUNCTION mcp_notes.features(), mcp_notes.handle(text, jsonb), '
+                   'mcp_notes.authenticate(text), mcp_notes.tool_descriptors(), '
+                   'mcp_notes.call_tool(text, text, jsonb, jsonb, text, jsonb, text, jsonb, text) TO %s', role);
+    EXECUTE format('ALTER ROLE %s SET default_transaction_isolation = %L', role, 'serializable');
+END;
+$$;
+COMMENT ON FUNCTION grant_gateway(regrole) IS
+'Lets a role act as a gateway: USAGE on the schema and EXECUTE on features, handle, authenticate and (for gateways of 1.1) tool_descriptors and call_tool, nothing else';
+
+CREATE FUNCTION grant_dev_gateway(role regrole) RETURNS void
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    PERFORM grant_gateway(role);
+    EXECUTE format('GRANT EXECUTE ON FUNCTION mcp_notes.handle_as(text, jsonb), '
+                   'mcp_notes.call_tool_as(text, text, jsonb, jsonb, text, jsonb, text, jsonb, text) TO %s', role);
+END;
+$$;
+COMMENT ON FUNCTION grant_dev_gateway(regrole) IS
+'grant_gateway plus handle_as and call_tool_as, for mcp-notes-gateway --insecure-dev-principal on a developer machine';
+
+-- Last, so that it covers every function above: nothing is executable by
+-- PUBLIC but the two pure URI functions.
+REVOKE ALL ON ALL TABLES IN SCHEMA mcp_notes FROM PUBLIC;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA mcp_notes FROM PUBLIC;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA mcp_notes FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION normalize_uri(text), uri_contains(text, text) TO PUBLIC;
