@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,26 @@ static const struct setting settings[] = {
 };
 
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
+
+static void config_error(const char *fmt,...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * A configuration error, as one JSON line (event config_error) like every
+ * other line the gateway writes; the log is not initialised yet, so the
+ * line has an empty gateway id.
+ */
+static void
+config_error(const char *fmt,...)
+{
+	char		msg[600];
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	msg[strcspn(msg, "\n")] = '\0';
+	log_event(GW_LOG_ERROR, "config_error", "%s", msg);
+}
 
 static void
 usage(FILE *out)
@@ -173,7 +194,7 @@ apply_setting(const struct setting *s, const char *value, const char *source)
 
 		if (!ok || v < s->min || v > s->max)
 		{
-			fprintf(stderr, "mcp-notes-gateway: invalid value \"%s\" for %s %s (expected %s in %ld..%ld)\n",
+			config_error("invalid value \"%s\" for %s %s (expected %s in %ld..%ld)\n",
 					value, source, s->name, s->type == SET_INT ? "an integer" : "a size", s->min, s->max);
 			return -1;
 		}
@@ -257,7 +278,7 @@ resolve_listen(const char *text)
 	rc = getaddrinfo(host, port, &hints, &res);
 	if (rc != 0 || res == NULL)
 	{
-		fprintf(stderr, "mcp-notes-gateway: cannot resolve --listen %s: %s\n", text, gai_strerror(rc));
+		config_error("cannot resolve --listen %s: %s\n", text, gai_strerror(rc));
 		return -1;
 	}
 	memcpy(&gw_cfg.listen_addr, res->ai_addr, res->ai_addrlen);
@@ -268,7 +289,7 @@ resolve_listen(const char *text)
 	return 0;
 
 bad:
-	fprintf(stderr, "mcp-notes-gateway: --listen expects HOST:PORT or [IPV6]:PORT, got \"%s\"\n", text);
+	config_error("--listen expects HOST:PORT or [IPV6]:PORT, got \"%s\"\n", text);
 	return -1;
 }
 
@@ -353,14 +374,14 @@ apply_argument(int argc, char **argv, int *i)
 	}
 	if (strncmp(arg, "--", 2) != 0)
 	{
-		fprintf(stderr, "mcp-notes-gateway: unexpected argument \"%s\" (try --help)\n", arg);
+		config_error("unexpected argument \"%s\" (try --help)\n", arg);
 		return -1;
 	}
 	eq = strchr(arg + 2, '=');
 	s = find_setting(arg + 2, eq ? (size_t) (eq - arg - 2) : strlen(arg + 2));
 	if (s == NULL)
 	{
-		fprintf(stderr, "mcp-notes-gateway: unknown option \"%s\" (try --help)\n", arg);
+		config_error("unknown option \"%s\" (try --help)\n", arg);
 		return -1;
 	}
 	if (eq)
@@ -369,7 +390,7 @@ apply_argument(int argc, char **argv, int *i)
 		value = argv[++*i];
 	else
 	{
-		fprintf(stderr, "mcp-notes-gateway: option --%s needs a value\n", s->name);
+		config_error("option --%s needs a value\n", s->name);
 		return -1;
 	}
 	return apply_setting(s, value, "option --");
@@ -395,13 +416,13 @@ derive_gateway_id(void)
 	}
 	if (strlen(gw_cfg.gateway_id) > 63)
 	{
-		fprintf(stderr, "mcp-notes-gateway: --gateway-id must be at most 63 bytes (it is the application_name)\n");
+		config_error("--gateway-id must be at most 63 bytes (it is the application_name)\n");
 		return -1;
 	}
 	for (const char *p = gw_cfg.gateway_id; *p; p++)
 		if ((unsigned char) *p < 0x21 || (unsigned char) *p > 0x7e)
 		{
-			fprintf(stderr, "mcp-notes-gateway: --gateway-id must be printable ASCII without spaces\n");
+			config_error("--gateway-id must be printable ASCII without spaces\n");
 			return -1;
 		}
 	return 0;
@@ -435,12 +456,12 @@ check_dev_principal(void)
 		return 0;
 	if (gw_cfg.insecure_dev_principal[0] == '\0')
 	{
-		fprintf(stderr, "mcp-notes-gateway: --insecure-dev-principal needs a principal name\n");
+		config_error("--insecure-dev-principal needs a principal name\n");
 		return -1;
 	}
 	if (!gw_cfg.listen_loopback)
 	{
-		fprintf(stderr, "mcp-notes-gateway: refusing --insecure-dev-principal: it turns authentication off, "
+		config_error("refusing --insecure-dev-principal: it turns authentication off, "
 				"so the gateway must listen on a loopback address only (not %s)\n", gw_cfg.listen);
 		return -1;
 	}
@@ -454,7 +475,7 @@ derive(void)
 	gw_cfg.log_level_num = log_level_from_name(gw_cfg.log_level);
 	if (gw_cfg.log_level_num < 0)
 	{
-		fprintf(stderr, "mcp-notes-gateway: --log-level must be error, warn, info or debug\n");
+		config_error("--log-level must be error, warn, info or debug\n");
 		return -1;
 	}
 	if (derive_gateway_id() != 0)

@@ -3,8 +3,9 @@ libmicrohttpd's own messages (the EXTERNAL_LOGGER warning, the thread-pool
 warning of --io-threads 1) never appear."""
 import json
 import socket
+import subprocess
 
-from .harness import Database, Gateway, GatewayTestCase, require_environment
+from .harness import GATEWAY, Gateway, GatewayTestCase
 
 
 def closed_port():
@@ -78,6 +79,19 @@ class JsonLinesTest(GatewayTestCase):
                 self.exercise(gw, self.token)
                 lines = self.assertAllJson(gw)
                 self.assertIn("db_not_ready", [l["event"] for l in lines])
+
+
+class ConfigErrorTest(GatewayTestCase):
+
+    def test_configuration_errors_are_json_lines(self):
+        for args in (("--threads", "0"), ("--bogus",), ("--listen", "10.0.0.1:80", "--insecure-dev-principal", "x")):
+            with self.subTest(args=args):
+                proc = subprocess.run([str(GATEWAY), *args], capture_output=True, text=True, timeout=30)
+                self.assertEqual(proc.returncode, 2, proc.stderr)
+                lines = proc.stderr.splitlines()
+                self.assertEqual(len(lines), 1, proc.stderr)
+                entry = json.loads(lines[0])
+                self.assertEqual((entry["level"], entry["event"]), ("error", "config_error"), entry)
 
 
 class DevJsonLinesTest(JsonLinesTest):
