@@ -416,8 +416,10 @@ request_object(struct request *q)
 	char	   *text;
 
 	json_object_object_foreach(q->m.params, key, val)
+	{
 		if (strcmp(key, "_meta") != 0)
-		json_object_object_add(params, key, json_object_get(val));
+			json_object_object_add(params, key, json_object_get(val));
+	}
 	json_object_object_add(o, "method", json_object_new_string(q->m.method));
 	json_object_object_add(o, "params", params);
 	json_object_object_get_ex(q->meta, META_CLIENT_CAPS, &v);
