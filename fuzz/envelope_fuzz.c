@@ -2,14 +2,16 @@
  * envelope_fuzz.c
  *		libFuzzer target for the gateway's request pipeline without a server
  *		or a database: gateway/src/mcp.c (mcp_process: checks in protocol
- *		order, dispatch, copying the database's answer), jsonrpc.c (strict JSON
- *		scan, json-c parse, JSON-RPC shape), auth.c (bearer token), http.c's
- *		http_header_value (trimming, =?base64?...?= decoding) and log.h's
- *		str_copy, all compiled unchanged.  The database is replaced by the
- *		stubs below (db.h, tokencache.h), whose answers the input chooses.
+ *		order, dispatch, copying the outcome object), jsonrpc.c (strict JSON
+ *		scan, json-c parse, JSON-RPC shape), auth.c (bearer token), headers.c
+ *		(trimming, =?base64?...?= decoding), outcome.c (the outcome table),
+ *		extension.c (features() and the public results), text.c, clock.c,
+ *		log.c and config.c, all compiled unchanged; neither libmicrohttpd nor
+ *		libpq is linked.  The database is replaced by the stubs below (db.h,
+ *		tokencache.h), whose answers the input chooses.
  *
  *	Input:	byte 0 = mode: bit 0 dev principal (no tokens), bit 1 the token is
- *			unknown to the database, bits 2-7 pick the call_tool answer
+ *			unknown to the database, bits 2-7 pick the handle() answer
  *			(answers[] below).  Then header lines "Name: value" up to the
  *			first empty line, then the body.  Without an empty line there are
  *			no headers and everything after byte 0 is the body.  Header names
@@ -32,13 +34,16 @@
  *		data {supported: ["2026-07-28"], requested: <the _meta version>}.
  *	 5. The database is reached only by a request that passed every envelope
  *		check (JSON-RPC 2.0, an id, _meta, matching headers, version
- *		2026-07-28, a known method); in dev mode authenticate() is never
- *		called; call_tool gets the bearer token (token68, <= 1024 bytes) or
- *		the dev principal, params.name exactly, JSON text PostgreSQL can
- *		read (strict JSON, no \u0000) for arguments, inputResponses,
- *		capabilities and clientInfo, and the id as text.
- *	 6. The database's answer is copied faithfully (result, error code,
- *		data.reason, httpStatus), and a malformed answer is a 500.
+ *		2026-07-28, a method features() names); in dev mode authenticate()
+ *		is never called; handle() gets the bearer token (token68, <= 1024
+ *		bytes) or the dev principal and the request object of
+ *		docs/contract.md as JSON text PostgreSQL can read (strict JSON, no
+ *		\u0000): method, params without _meta, clientCapabilities,
+ *		clientInfo when sent, requestId, gatewayId.  A public result
+ *		(tools/list with nothing but _meta) is served from memory.
+ *	 6. The outcome object is copied faithfully (result, data, data.reason;
+ *		HTTP status and code from the kind), and a malformed one or an
+ *		unknown kind is a 500.
  *	 7. The fields of the request log line (rpc_id, rpc_method, tool, reason,
  *		detail) are NUL-terminated valid UTF-8, so the JSON log line is too.
  *	 8. The same input gives byte-identical replies twice in a row
@@ -56,11 +61,12 @@
 
 #include "config.h"
 #include "db.h"
+#include "extension.h"
 #include "tokencache.h"
-#include "http.h"
 #include "jsonrpc.h"
 #include "log.h"
 #include "mcp.h"
+#include "text.h"
 
 #define PROTOCOL_VERSION	"2026-07-28"
 #define META_VERSION		"io.modelcontextprotocol/protocolVersion"
@@ -127,7 +133,7 @@ enum answer_kind
 	ANS_UNAVAILABLE,			/* every call: cannot connect */
 	ANS_BUSY,
 	ANS_RETRIES_EXHAUSTED,
-	ANS_INVALID_INPUT,			/* class 22, message quoting the tool name */
+	ANS_INVALID_INPUT,			/* class 22, message quoting the method */
 	ANS_INTERNAL,
 	ANS_SHUTTING_DOWN,
 	ANS_NOT_JSON,
@@ -135,6 +141,9 @@ enum answer_kind
 	ANS_NEITHER,
 	ANS_ERROR_MALFORMED,
 	ANS_SQL_NULL,
+	ANS_ERROR_UNKNOWN_KIND,
+	ANS_ERROR_METHOD,
+	ANS_TIMEOUT,
 	N_ANSWERS
 };
 
@@ -145,72 +154,96 @@ static const char *const answer_text[N_ANSWERS] = {
 	"{\"delete_choice\": {\"method\": \"elicitation/create\", \"params\": {\"mode\": \"form\", \"message\": \"Pick\", "
 	"\"requestedSchema\": {\"type\": \"object\", \"properties\": {\"confirm\": {\"type\": \"boolean\"}}, "
 	"\"required\": [\"confirm\"]}}}}, \"requestState\": \"v1.1.e30.AAAA\"}}",
-	[ANS_ERROR_STATE] = "{\"error\": {\"code\": -32602, \"message\": \"Invalid params: invalid requestState\", "
-	"\"data\": {\"reason\": \"state_bad_signature\"}}, \"httpStatus\": 200}",
-	[ANS_ERROR_CAPABILITY] = "{\"error\": {\"code\": -32021, \"message\": \"Missing required client capability\", "
-	"\"data\": {\"requiredCapabilities\": {\"elicitation\": {\"form\": {}}}}}, \"httpStatus\": 400}",
-	[ANS_ERROR_TOKEN] = "{\"error\": {\"code\": -32001, \"message\": \"Unauthorized\"}, \"httpStatus\": 401}",
+	[ANS_ERROR_STATE] = "{\"error\": {\"kind\": \"invalid_params\", \"message\": \"Invalid params: invalid requestState\", "
+	"\"data\": {\"reason\": \"state_bad_signature\"}}}",
+	[ANS_ERROR_CAPABILITY] = "{\"error\": {\"kind\": \"missing_capability\", \"message\": \"Missing required client capability\", "
+	"\"data\": {\"requiredCapabilities\": {\"elicitation\": {\"form\": {}}}}}}",
+	[ANS_ERROR_TOKEN] = "{\"error\": {\"kind\": \"unauthenticated\", \"message\": \"Unauthorized\"}}",
 	[ANS_NOT_JSON] = "this is not JSON",
 	[ANS_ARRAY] = "[1, 2]",
 	[ANS_NEITHER] = "{\"result\": 5, \"error\": \"x\"}",
-	[ANS_ERROR_MALFORMED] = "{\"error\": {\"code\": \"-32602\", \"message\": 7}, \"httpStatus\": 200}",
+	[ANS_ERROR_MALFORMED] = "{\"error\": {\"kind\": 7, \"message\": \"m\"}}",
+	[ANS_ERROR_UNKNOWN_KIND] = "{\"error\": {\"kind\": \"parse_error\", \"message\": \"not one handle() may give\"}}",
+	[ANS_ERROR_METHOD] = "{\"error\": {\"kind\": \"method_not_found\", \"message\": \"Method not found\"}}",
 };
+
+#define FEATURES_TEXT \
+	"{\"extensionVersion\": \"1.2\", \"contract\": 2, \"methods\": [\"tools/list\", \"tools/call\"], " \
+	"\"publicResults\": {\"tools/list\": {\"tools\": [{\"name\": \"notes_delete\", \"title\": \"Delete a note\", " \
+	"\"inputSchema\": {\"type\": \"object\", \"properties\": {\"workspaceUri\": {\"type\": \"string\"}, " \
+	"\"title\": {\"type\": \"string\"}}, \"required\": [\"workspaceUri\", \"title\"]}}], " \
+	"\"ttlMs\": 600000, \"cacheScope\": \"public\"}}, \"capabilities\": {\"tools\": {}}, " \
+	"\"instructions\": \"Notes server.\", \"tokenChannel\": \"mcp_notes_tokens\"}"
 
 static struct
 {
 	int			answer;
 	bool		token_known;
 	int			n_auth;
-	int			n_descriptors;
-	int			n_call;
-	bool		call_dev;
-	char	   *call_args[9];
+	int			n_handle;
+	bool		handle_dev;
+	char	   *credential;
+	char	   *request;
 } stub;
 
 static void
 stub_reset(void)
 {
-	for (int i = 0; i < 9; i++)
-		free(stub.call_args[i]);
+	free(stub.credential);
+	free(stub.request);
 	memset(&stub, 0, sizeof(stub));
 }
 
-static enum db_status
+static enum outcome_kind
 stub_failure(struct db_error *err)
 {
 	static const struct
 	{
 		int			answer;
-		enum db_status status;
+		enum outcome_kind kind;
 		const char *sqlstate;
 	}			map[] = {
-		{ANS_UNAVAILABLE, DB_UNAVAILABLE, "08006"},
-		{ANS_BUSY, DB_BUSY, ""},
-		{ANS_RETRIES_EXHAUSTED, DB_RETRIES_EXHAUSTED, "40001"},
-		{ANS_INTERNAL, DB_INTERNAL, "42501"},
-		{ANS_SHUTTING_DOWN, DB_SHUTTING_DOWN, "57014"},
+		{ANS_UNAVAILABLE, OUT_DATABASE_UNAVAILABLE, "08006"},
+		{ANS_BUSY, OUT_DATABASE_BUSY, ""},
+		{ANS_RETRIES_EXHAUSTED, OUT_RETRIES_EXHAUSTED, "40001"},
+		{ANS_INTERNAL, OUT_INTERNAL, "42501"},
+		{ANS_SHUTTING_DOWN, OUT_SHUTTING_DOWN, "57014"},
+		{ANS_TIMEOUT, OUT_STATEMENT_TIMEOUT, "57014"},
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if (map[i].answer == stub.answer)
 		{
-			err->status = map[i].status;
+			err->kind = map[i].kind;
 			str_copy(err->sqlstate, sizeof(err->sqlstate), map[i].sqlstate);
 			str_copy(err->message, sizeof(err->message), "stub failure");
-			return map[i].status;
+			return map[i].kind;
 		}
-	return DB_OK;
+	return OUT_OK;
 }
 
-bool
-db_ping(int timeout_ms, struct db_error *err)
+/* features(): read once by LLVMFuzzerInitialize, as a gateway does on its first request */
+static bool features_loading;
+
+enum outcome_kind
+db_features(char **json, struct db_error *err)
 {
-	(void) timeout_ms;
 	(void) err;
-	fail("db_ping called by mcp_process");
+	if (!features_loading)
+		fail("features() read again: it is read once per process");
+	*json = strdup(FEATURES_TEXT);
+	return OUT_OK;
 }
 
-enum db_status
+enum outcome_kind
+db_extension_version(char **version, struct db_error *err)
+{
+	(void) err;
+	*version = strdup("1.2");
+	return OUT_OK;
+}
+
+enum outcome_kind
 db_authenticate(const char *token, char **principal, struct db_error *err)
 {
 	stub.n_auth++;
@@ -221,31 +254,19 @@ db_authenticate(const char *token, char **principal, struct db_error *err)
 		fail("authenticate(NULL)");
 	if (stub.token_known)
 		*principal = strdup(DEV_PRINCIPAL);
-	return DB_OK;
+	return OUT_OK;
 }
 
-enum db_status
-db_tool_descriptors(char **json, struct db_error *err)
+enum outcome_kind
+db_handle(bool dev, const char *credential, const char *request, char **json, int *retries,
+		  struct db_error *err)
 {
-	stub.n_descriptors++;
-	*json = NULL;
-	if (stub.answer == ANS_UNAVAILABLE)
-		return stub_failure(err);
-	*json = strdup("[{\"name\": \"notes_delete\", \"title\": \"Delete a note\", "
-				   "\"inputSchema\": {\"type\": \"object\", \"properties\": {\"workspaceUri\": {\"type\": \"string\"}, "
-				   "\"title\": {\"type\": \"string\"}}, \"required\": [\"workspaceUri\", \"title\"]}}]");
-	return DB_OK;
-}
+	enum outcome_kind kind;
 
-enum db_status
-db_call_tool(bool dev, const char *const args[9], char **json, int *retries, struct db_error *err)
-{
-	enum db_status st;
-
-	stub.n_call++;
-	stub.call_dev = dev;
-	for (int i = 0; i < 9; i++)
-		stub.call_args[i] = args[i] ? strdup(args[i]) : NULL;
+	stub.n_handle++;
+	stub.handle_dev = dev;
+	stub.credential = credential ? strdup(credential) : NULL;
+	stub.request = request ? strdup(request) : NULL;
 	*json = NULL;
 	*retries = 0;
 	if (stub.answer == ANS_INVALID_INPUT)
@@ -253,22 +274,22 @@ db_call_tool(bool dev, const char *const args[9], char **json, int *retries, str
 		/* as db.c does: PostgreSQL's words, truncated into a fixed buffer */
 		char		msg[600];
 
-		snprintf(msg, sizeof(msg), "invalid input syntax for type json: tool \"%s\"", args[1] ? args[1] : "");
-		err->status = DB_INVALID_INPUT;
+		snprintf(msg, sizeof(msg), "invalid input syntax for type json: request \"%s\"", request ? request : "");
+		err->kind = OUT_INVALID_PARAMS;
 		str_copy(err->sqlstate, sizeof(err->sqlstate), "22P02");
 		str_copy(err->message, sizeof(err->message), msg);
-		return DB_INVALID_INPUT;
+		return OUT_INVALID_PARAMS;
 	}
-	st = stub_failure(err);
-	if (st != DB_OK)
+	kind = stub_failure(err);
+	if (kind != OUT_OK)
 	{
-		if (st == DB_RETRIES_EXHAUSTED)
+		if (kind == OUT_RETRIES_EXHAUSTED)
 			*retries = 7;
-		return st;
+		return kind;
 	}
 	if (stub.answer != ANS_SQL_NULL)
 		*json = strdup(answer_text[stub.answer] ? answer_text[stub.answer] : answer_text[ANS_RESULT_COMPLETE]);
-	return DB_OK;
+	return OUT_OK;
 }
 
 /*
@@ -527,6 +548,7 @@ struct view
 	json_object *params;
 	const char *version;		/* _meta protocolVersion when a string */
 	json_object *name;			/* params.name (tools/call) when a string */
+	bool		public;			/* server/discover, or tools/list with nothing but _meta */
 };
 
 static void
@@ -554,7 +576,96 @@ read_view(const struct request *rq, struct view *v)
 			v->version = json_object_get_string(x);
 		if (json_object_object_get_ex(v->params, "name", &x) && json_object_is_type(x, json_type_string))
 			v->name = x;
+		if (v->method && (strcmp(v->method, "server/discover") == 0 ||
+						  (strcmp(v->method, "tools/list") == 0 && json_object_object_length(v->params) == 1)))
+			v->public = true;
 	}
+}
+
+/* the request object of docs/contract.md: what the request said, _meta taken apart */
+static void
+check_request_object(const struct view *v)
+{
+	json_object *o = NULL;
+	json_object *x;
+	json_object *meta;
+	json_object *want;
+	const char *why;
+
+	check_sql_json("request object", stub.request);
+	if (jsonrpc_parse(stub.request, strlen(stub.request), 100000, &o, &why) != 0 ||
+		!json_object_is_type(o, json_type_object))
+		fail("the request object is not a JSON object");
+	if (!json_object_object_get_ex(o, "method", &x) || !json_string_equals(x, v->method))
+		fail("request.method differs from the JSON-RPC method");
+	if (!json_object_object_get_ex(o, "requestId", &x) || !json_object_equal(x, v->id))
+		fail("request.requestId differs from the JSON-RPC id");
+	if (!json_object_object_get_ex(o, "gatewayId", &x) || !json_string_equals(x, gw_cfg.gateway_id))
+		fail("request.gatewayId is not --gateway-id");
+	json_object_object_get_ex(v->params, "_meta", &meta);
+	if (!json_object_object_get_ex(o, "clientCapabilities", &x) || !json_object_object_get_ex(meta, META_CAPS, &want) ||
+		!json_object_equal(x, want))
+		fail("request.clientCapabilities is not _meta's");
+	if (json_object_object_get_ex(meta, META_INFO, &want) !=
+		json_object_object_get_ex(o, "clientInfo", &x) || (x && !json_object_equal(x, want)))
+		fail("request.clientInfo is not _meta's");
+	if (!json_object_object_get_ex(o, "params", &x) || !json_object_is_type(x, json_type_object) ||
+		json_object_object_get_ex(x, "_meta", NULL) ||
+		json_object_object_length(x) + 1 != json_object_object_length(v->params))
+		fail("request.params must be params without _meta");
+	json_object_object_foreach(x, key, val)
+	{
+		if (!json_object_object_get_ex(v->params, key, &want) || !json_object_equal(val, want))
+			fail("request.params.%s differs from the request's", key);
+	}
+	json_object_put(o);
+}
+
+/* handle() was called once, with the right credential and request, and its outcome copied */
+static void
+check_handle_call(const struct request *rq, const struct view *v, const struct mcp_reply *r)
+{
+	bool		dev = rq->mode & 1;
+	static const struct
+	{
+		int			answer;
+		unsigned	status;
+		int			code;
+	}			expect[] = {
+		{ANS_RESULT_COMPLETE, 200, 0}, {ANS_RESULT_INPUT_REQUIRED, 200, 0},
+		{ANS_ERROR_STATE, 200, RPC_INVALID_PARAMS}, {ANS_ERROR_CAPABILITY, 400, RPC_MISSING_CAPABILITY},
+		{ANS_ERROR_TOKEN, 401, RPC_UNAUTHORIZED}, {ANS_ERROR_METHOD, 404, RPC_METHOD_NOT_FOUND},
+		{ANS_INVALID_INPUT, 200, RPC_INVALID_PARAMS},
+		{ANS_UNAVAILABLE, 503, RPC_INTERNAL_ERROR}, {ANS_BUSY, 503, RPC_INTERNAL_ERROR},
+		{ANS_RETRIES_EXHAUSTED, 503, RPC_INTERNAL_ERROR}, {ANS_SHUTTING_DOWN, 503, RPC_INTERNAL_ERROR},
+		{ANS_TIMEOUT, 503, RPC_INTERNAL_ERROR},
+	};
+	unsigned	status = 500;
+	int			code = RPC_INTERNAL_ERROR;
+
+	if (stub.n_handle != 1 || stub.n_auth != 0)
+		fail("a request to handle() must be one database call");
+	if (stub.handle_dev != dev)
+		fail("handle vs handle_as chosen wrongly");
+	if (stub.credential == NULL ||
+		(dev ? strcmp(stub.credential, DEV_PRINCIPAL) != 0 : !is_token68(stub.credential)))
+		fail("handle() credential is not the dev principal / a token68 token");
+	check_request_object(v);
+	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++)
+		if (expect[i].answer == stub.answer)
+		{
+			status = expect[i].status;
+			code = expect[i].code;
+		}
+	if (r->http_status != status || r->code != code)
+		fail("outcome %d must be HTTP %u code %d, not HTTP %u code %d", stub.answer, status, code,
+			 r->http_status, r->code);
+	if (stub.answer == ANS_ERROR_STATE &&
+		(strcmp(r->reason, "state_bad_signature") != 0 || strstr(r->body, "\"reason\":\"state_bad_signature\"") == NULL))
+		fail("the extension's invalid_params must be copied with its data.reason");
+	if (stub.answer == ANS_ERROR_CAPABILITY &&
+		strstr(r->body, "\"requiredCapabilities\":{\"elicitation\":{\"form\":{}}}") == NULL)
+		fail("the extension's missing_capability must be copied with its data");
 }
 
 static void
@@ -566,7 +677,7 @@ check_reply(const struct request *rq, const struct view *v, const struct mcp_rep
 	json_object *idv;
 	const char *why;
 	bool		dev = rq->mode & 1;
-	bool		db_reached = stub.n_auth + stub.n_descriptors + stub.n_call > 0;
+	bool		db_reached = stub.n_auth + stub.n_handle > 0;
 
 	cur_reply = r;
 	check_field("rpc_id", r->rpc_id, sizeof(r->rpc_id));
@@ -682,7 +793,7 @@ check_reply(const struct request *rq, const struct view *v, const struct mcp_rep
 			!json_object_object_get_ex(info, "name", &idv) || !json_string_equals(idv, "mcp-notes") ||
 			!json_object_object_get_ex(info, "version", &idv) || !json_object_is_type(idv, json_type_string))
 			fail("a result without _meta.serverInfo {name: mcp-notes, version}");
-		if (!db_reached && !(dev && v->method && strcmp(v->method, "server/discover") == 0))
+		if (!db_reached && !(dev && v->public))
 			fail("a result without asking the database");
 	}
 
@@ -704,7 +815,8 @@ check_reply(const struct request *rq, const struct view *v, const struct mcp_rep
 		if (strcmp(m, "tools/call") == 0 && (rq->h.n_name > 1 || (rq->h.n_name == 1) != (v->name != NULL)))
 			fail("the database was reached with an Mcp-Name header that cannot match");
 		if (r->code == RPC_PARSE_ERROR || r->code == RPC_INVALID_REQUEST || r->code == RPC_HEADER_MISMATCH ||
-			r->code == RPC_UNSUPPORTED_VERSION || r->code == RPC_METHOD_NOT_FOUND ||
+			r->code == RPC_UNSUPPORTED_VERSION ||
+			(r->code == RPC_METHOD_NOT_FOUND && !(stub.n_handle > 0 && stub.answer == ANS_ERROR_METHOD)) ||
 			(r->code == RPC_INVALID_PARAMS && r->http_status == 400))
 			fail("an envelope error (%d) after a database call", r->code);
 		if (dev && stub.n_auth > 0)
@@ -713,78 +825,13 @@ check_reply(const struct request *rq, const struct view *v, const struct mcp_rep
 			fail("the database was reached without exactly one Authorization header");
 	}
 
-	if (stub.n_call > 0)
-	{
-		const char *name = json_object_get_string(v->name);
-
-		if (stub.n_call != 1 || stub.n_auth != 0 || stub.n_descriptors != 0)
-			fail("tools/call must be one database call");
-		if (v->name == NULL || strcmp(v->method, "tools/call") != 0)
-			fail("call_tool for a request that is not tools/call with a string name");
-		if (stub.call_dev != dev)
-			fail("call_tool vs call_tool_as chosen wrongly");
-		if (dev ? strcmp(stub.call_args[0], DEV_PRINCIPAL) != 0 : !is_token68(stub.call_args[0]))
-			fail("call_tool credential is not the dev principal / a token68 token");
-		if (stub.call_args[1] == NULL || strlen(stub.call_args[1]) != (size_t) json_object_get_string_len(v->name) ||
-			strcmp(stub.call_args[1], name) != 0)
-			fail("call_tool tool name differs from params.name");
-		check_sql_json("arguments", stub.call_args[2]);
-		check_sql_json("inputResponses", stub.call_args[3]);
-		check_sql_json("clientCapabilities", stub.call_args[5]);
-		check_sql_json("clientInfo", stub.call_args[7]);
-		if (stub.call_args[5] == NULL || stub.call_args[5][0] != '{')
-			fail("call_tool capabilities must be the _meta object");
-		if (stub.call_args[6] == NULL || !utf8_ok(stub.call_args[6], strlen(stub.call_args[6])))
-			fail("call_tool request id missing or not UTF-8");
-		if (json_object_is_type(v->id, json_type_string) && strcmp(stub.call_args[6], json_object_get_string(v->id)) != 0)
-			fail("call_tool request id text differs from the string id");
-		if (stub.call_args[8] == NULL || strcmp(stub.call_args[8], gw_cfg.gateway_id) != 0)
-			fail("call_tool gateway id");
-		if (stub.call_args[4] != NULL && !utf8_ok(stub.call_args[4], strlen(stub.call_args[4])))
-			fail("requestState passed as invalid UTF-8");
-
-		/* the answer copied faithfully */
-		switch (stub.answer)
-		{
-			case ANS_RESULT_COMPLETE:
-			case ANS_RESULT_INPUT_REQUIRED:
-				if (r->http_status != 200 || r->code != 0)
-					fail("a database result must be a 200 result");
-				break;
-			case ANS_ERROR_STATE:
-				if (r->http_status != 200 || r->code != RPC_INVALID_PARAMS || strcmp(r->reason, "state_bad_signature") != 0 ||
-					strstr(r->body, "\"reason\":\"state_bad_signature\"") == NULL)
-					fail("the database's -32602 state error must be copied with its reason");
-				break;
-			case ANS_ERROR_CAPABILITY:
-				if (r->http_status != 400 || r->code != RPC_MISSING_CAPABILITY ||
-					strstr(r->body, "\"requiredCapabilities\":{\"elicitation\":{\"form\":{}}}") == NULL)
-					fail("the database's -32021 must be copied with its data");
-				break;
-			case ANS_ERROR_TOKEN:
-				if (r->http_status != 401 || r->code != RPC_UNAUTHORIZED)
-					fail("the database's 401 must be copied");
-				break;
-			case ANS_INVALID_INPUT:
-				if (r->http_status != 200 || r->code != RPC_INVALID_PARAMS)
-					fail("class 22 must be -32602 with HTTP 200");
-				break;
-			case ANS_UNAVAILABLE:
-			case ANS_BUSY:
-			case ANS_RETRIES_EXHAUSTED:
-			case ANS_SHUTTING_DOWN:
-				if (r->http_status != 503)
-					fail("an unavailable database must be a 503");
-				break;
-			default:
-				if (r->http_status != 500 || r->code != RPC_INTERNAL_ERROR)
-					fail("a malformed or failed database answer must be a 500");
-				break;
-		}
-	}
+	if (stub.n_handle > 0)
+		check_handle_call(rq, v, r);
 	else if (stub.n_auth > 0 && !stub.token_known && stub.answer != ANS_UNAVAILABLE &&
 			 (r->http_status != 401 || r->code != RPC_UNAUTHORIZED))
 		fail("an unknown token must be a 401");
+	if (v->public && stub.n_handle > 0)
+		fail("a public result (nothing but _meta in params) went to handle()");
 	json_object_put(resp);
 }
 
@@ -807,6 +854,17 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		abort();
 	}
 	log_init(GW_LOG_ERROR, gw_cfg.gateway_id);
+	{
+		struct db_error err = {0};
+
+		features_loading = true;
+		if (features_ensure(&err) != OUT_OK)
+		{
+			fprintf(stderr, "envelope_fuzz: features() stub refused: %s\n", err.message);
+			abort();
+		}
+		features_loading = false;
+	}
 	return 0;
 }
 
@@ -837,7 +895,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 */
 	mcp_process(rq.body, rq.body_len, &rq.h, false, &r1);
 	cur_reply = &r1;
-	if (stub.n_auth + stub.n_descriptors + stub.n_call != 0)
+	if (stub.n_auth + stub.n_handle != 0)
 		fail("mcp_process called the database although it may not block");
 	if (r1.needs_database)
 	{
@@ -854,7 +912,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int			answer = stub.answer;
 		bool		known = stub.token_known;
 
-		mcp_shutdown();			/* the only cache (tool descriptors) */
 		stub_reset();
 		stub.answer = answer;
 		stub.token_known = known;
@@ -867,7 +924,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	free(r1.body);
 	free(r2.body);
-	mcp_shutdown();
 	stub_reset();
 	json_object_put(v.root);
 	free_request(&rq);

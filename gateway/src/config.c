@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include <arpa/inet.h>
 
 #include "log.h"
+#include "version.h"
 
 struct gw_config gw_cfg;
 
@@ -35,6 +37,8 @@ struct setting
 {
 	const char *name;			/* --name */
 	const char *env;			/* environment variable, NULL = flag only */
+	const char *alias;			/* an older --name still accepted, or NULL */
+	const char *alias_env;		/* an older environment variable still read, or NULL */
 	enum setting_type type;
 	size_t		offset;			/* into struct gw_config */
 	const char *def;			/* default as text; NULL = unset */
@@ -47,43 +51,63 @@ struct setting
 #define OFF(f) offsetof(struct gw_config, f)
 
 static const struct setting settings[] = {
-	{"listen", "MCP_NOTES_LISTEN", SET_STRING, OFF(listen), "127.0.0.1:8080", 0, 0,
+	{"listen", "MCP_NOTES_LISTEN", NULL, NULL, SET_STRING, OFF(listen), "127.0.0.1:8080", 0, 0,
 	"HOST:PORT", "Address to listen on; [::1]:PORT for IPv6, port 0 picks a free port (logged)."},
-	{"db", "MCP_NOTES_DB", SET_STRING, OFF(db), "", 0, 0,
+	{"db", "MCP_NOTES_DB", NULL, NULL, SET_STRING, OFF(db), "", 0, 0,
 	"CONNINFO", "libpq connection string or URI of the database with the mcp_notes extension; empty uses the PG* environment."},
-	{"threads", "MCP_NOTES_THREADS", SET_INT, OFF(threads), "64", 1, 10000,
-	"N", "Maximum concurrent HTTP connections; further connections are refused. Also the most worker threads, which run the requests that wait on the database."},
-	{"io-threads", "MCP_NOTES_IO_THREADS", SET_INT, OFF(io_threads), "0", 0, 64,
+	{"max-connections", "MCP_NOTES_MAX_CONNECTIONS", "threads", "MCP_NOTES_THREADS", SET_INT, OFF(max_connections), "64", 1, 10000,
+	"N", "Maximum concurrent HTTP connections (further ones are refused at accept) and the most worker threads, which run the requests that wait on the database. --threads and MCP_NOTES_THREADS are accepted as older names."},
+	{"io-threads", "MCP_NOTES_IO_THREADS", NULL, NULL, SET_INT, OFF(io_threads), "0", 0, 64,
 	"N", "Event threads that read, check and answer HTTP requests without blocking; 0 = one per CPU."},
-	{"max-connections-per-ip", "MCP_NOTES_MAX_CONNECTIONS_PER_IP", SET_INT, OFF(max_connections_per_ip), "0", 0, 10000,
-	"N", "Maximum concurrent HTTP connections from one client address, so idle or slow clients on one host cannot take every connection; 0 = half of --threads (rounded up). Keep a load balancer's per-gateway connection cap below it."},
-	{"connection-timeout", "MCP_NOTES_CONNECTION_TIMEOUT", SET_INT, OFF(connection_timeout), "30", 1, 3600,
+	{"max-connections-per-ip", "MCP_NOTES_MAX_CONNECTIONS_PER_IP", NULL, NULL, SET_INT, OFF(max_connections_per_ip), "0", 0, 10000,
+	"N", "Maximum concurrent HTTP connections from one client address, so idle or slow clients on one host cannot take every connection; 0 = half of --max-connections (rounded up). Keep a load balancer's per-gateway connection cap below it."},
+	{"connection-timeout", "MCP_NOTES_CONNECTION_TIMEOUT", NULL, NULL, SET_INT, OFF(connection_timeout), "30", 1, 3600,
 	"SECONDS", "Idle HTTP connections (keep-alive included) are closed after this many seconds."},
-	{"pool-size", "MCP_NOTES_POOL_SIZE", SET_INT, OFF(pool_size), "8", 1, 1000,
+	{"pool-size", "MCP_NOTES_POOL_SIZE", NULL, NULL, SET_INT, OFF(pool_size), "8", 1, 1000,
 	"N", "Maximum database connections."},
-	{"pool-acquire-timeout-ms", "MCP_NOTES_POOL_ACQUIRE_TIMEOUT_MS", SET_INT, OFF(pool_acquire_timeout_ms), "2000", 1, 600000,
+	{"pool-acquire-timeout-ms", "MCP_NOTES_POOL_ACQUIRE_TIMEOUT_MS", NULL, NULL, SET_INT, OFF(pool_acquire_timeout_ms), "2000", 1, 600000,
 	"MS", "How long a request waits for a pooled connection before failing with HTTP 503."},
-	{"pool-max-lifetime", "MCP_NOTES_POOL_MAX_LIFETIME", SET_INT, OFF(pool_max_lifetime), "3600", 1, 604800,
+	{"pool-max-lifetime", "MCP_NOTES_POOL_MAX_LIFETIME", NULL, NULL, SET_INT, OFF(pool_max_lifetime), "3600", 1, 604800,
 	"SECONDS", "Database connections older than this are closed when returned to the pool."},
-	{"max-body", "MCP_NOTES_MAX_BODY", SET_SIZE, OFF(max_body), "1M", 64, 1024L * 1024 * 1024,
+	{"max-body", "MCP_NOTES_MAX_BODY", NULL, NULL, SET_SIZE, OFF(max_body), "1M", 64, 1024L * 1024 * 1024,
 	"BYTES", "Largest accepted request body (suffix k or m for KiB, MiB); larger bodies get HTTP 413."},
-	{"allowed-origins", "MCP_NOTES_ALLOWED_ORIGINS", SET_STRING, OFF(allowed_origins), "", 0, 0,
+	{"allowed-origins", "MCP_NOTES_ALLOWED_ORIGINS", NULL, NULL, SET_STRING, OFF(allowed_origins), "", 0, 0,
 	"LIST", "Comma-separated exact Origin values accepted; empty accepts only http(s) origins on localhost, 127.0.0.1 and [::1]. Requests without Origin are always accepted."},
-	{"gateway-id", "MCP_NOTES_GATEWAY_ID", SET_STRING, OFF(gateway_id), "", 0, 0,
+	{"gateway-id", "MCP_NOTES_GATEWAY_ID", NULL, NULL, SET_STRING, OFF(gateway_id), "", 0, 0,
 	"ID", "Name of this gateway in logs, audit rows and application_name; default HOSTNAME-PID."},
-	{"log-level", "MCP_NOTES_LOG_LEVEL", SET_STRING, OFF(log_level), "info", 0, 0,
+	{"log-level", "MCP_NOTES_LOG_LEVEL", NULL, NULL, SET_STRING, OFF(log_level), "info", 0, 0,
 	"LEVEL", "error, warn, info or debug (debug adds /healthz and /readyz lines)."},
-	{"insecure-dev-principal", NULL, SET_STRING, OFF(insecure_dev_principal), NULL, 0, 0,
+	{"insecure-dev-principal", NULL, NULL, NULL, SET_STRING, OFF(insecure_dev_principal), NULL, 0, 0,
 	"NAME", "Development only: no bearer tokens, every request acts as NAME (needs grant_dev_gateway; refused unless listening on loopback)."},
-	{"drain-timeout-ms", "MCP_NOTES_DRAIN_TIMEOUT_MS", SET_INT, OFF(drain_timeout_ms), "10000", 0, 3600000,
+	{"drain-timeout-ms", "MCP_NOTES_DRAIN_TIMEOUT_MS", NULL, NULL, SET_INT, OFF(drain_timeout_ms), "10000", 0, 3600000,
 	"MS", "On SIGTERM/SIGINT, how long in-flight requests may finish before queries are cancelled."},
-	{"tool-call-attempts", "MCP_NOTES_TOOL_CALL_ATTEMPTS", SET_INT, OFF(tool_call_attempts), "8", 1, 100,
+	{"tool-call-attempts", "MCP_NOTES_TOOL_CALL_ATTEMPTS", NULL, NULL, SET_INT, OFF(tool_call_attempts), "8", 1, 100,
 	"N", "Attempts of one tools/call on serialization failure or deadlock (SQLSTATE 40001/40P01)."},
-	{"auth-cache-ms", "MCP_NOTES_AUTH_CACHE_MS", SET_INT, OFF(auth_cache_ms), "1000", 0, 60000,
+	{"auth-cache-ms", "MCP_NOTES_AUTH_CACHE_MS", NULL, NULL, SET_INT, OFF(auth_cache_ms), "1000", 0, 60000,
 	"MS", "How long a token the database accepted is reused for tools/list and server/discover (never for tools/call); any change to the tokens table forgets it at once (LISTEN/NOTIFY). 0 = ask the database every time."},
 };
 
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
+
+static void config_error(const char *fmt,...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * A configuration error, as one JSON line (event config_error) like every
+ * other line the gateway writes; the log is not initialised yet, so the
+ * line has an empty gateway id.
+ */
+static void
+config_error(const char *fmt,...)
+{
+	char		msg[600];
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	msg[strcspn(msg, "\n")] = '\0';
+	log_event(GW_LOG_ERROR, "config_error", "%s", msg);
+}
 
 static void
 usage(FILE *out)
@@ -104,6 +128,8 @@ usage(FILE *out)
 		fprintf(out, "  %-36s [env %s; default %s]\n", "",
 				s->env ? s->env : "none, flag only",
 				s->def == NULL ? "unset" : (s->def[0] == '\0' ? "empty" : s->def));
+		if (s->alias)
+			fprintf(out, "  %-36s [also --%s, env %s]\n", "", s->alias, s->alias_env ? s->alias_env : "none");
 	}
 	fprintf(out, "  %-36s %s\n", "--help", "Print this help and exit.");
 	fprintf(out, "  %-36s %s\n", "--version", "Print the version and exit.");
@@ -168,7 +194,7 @@ apply_setting(const struct setting *s, const char *value, const char *source)
 
 		if (!ok || v < s->min || v > s->max)
 		{
-			fprintf(stderr, "mcp-notes-gateway: invalid value \"%s\" for %s %s (expected %s in %ld..%ld)\n",
+			config_error("invalid value \"%s\" for %s %s (expected %s in %ld..%ld)\n",
 					value, source, s->name, s->type == SET_INT ? "an integer" : "a size", s->min, s->max);
 			return -1;
 		}
@@ -181,8 +207,13 @@ static const struct setting *
 find_setting(const char *name, size_t len)
 {
 	for (size_t i = 0; i < N_SETTINGS; i++)
-		if (strlen(settings[i].name) == len && strncmp(settings[i].name, name, len) == 0)
+	{
+		const char *alias = settings[i].alias;
+
+		if ((strlen(settings[i].name) == len && strncmp(settings[i].name, name, len) == 0) ||
+			(alias && strlen(alias) == len && strncmp(alias, name, len) == 0))
 			return &settings[i];
+	}
 	return NULL;
 }
 
@@ -247,7 +278,7 @@ resolve_listen(const char *text)
 	rc = getaddrinfo(host, port, &hints, &res);
 	if (rc != 0 || res == NULL)
 	{
-		fprintf(stderr, "mcp-notes-gateway: cannot resolve --listen %s: %s\n", text, gai_strerror(rc));
+		config_error("cannot resolve --listen %s: %s\n", text, gai_strerror(rc));
 		return -1;
 	}
 	memcpy(&gw_cfg.listen_addr, res->ai_addr, res->ai_addrlen);
@@ -258,7 +289,7 @@ resolve_listen(const char *text)
 	return 0;
 
 bad:
-	fprintf(stderr, "mcp-notes-gateway: --listen expects HOST:PORT or [IPV6]:PORT, got \"%s\"\n", text);
+	config_error("--listen expects HOST:PORT or [IPV6]:PORT, got \"%s\"\n", text);
 	return -1;
 }
 
@@ -295,76 +326,80 @@ split_origins(const char *list)
 	return 0;
 }
 
-int
-config_load(int argc, char **argv)
+static int
+apply_defaults(void)
 {
-	memset(&gw_cfg, 0, sizeof(gw_cfg));
-
 	for (size_t i = 0; i < N_SETTINGS; i++)
 		if (settings[i].def && apply_setting(&settings[i], settings[i].def, "default") != 0)
 			return -1;
+	return 0;
+}
 
+/* the environment: a setting's own variable wins over its older name */
+static int
+apply_environment(void)
+{
 	for (size_t i = 0; i < N_SETTINGS; i++)
 	{
-		const char *v;
+		const struct setting *s = &settings[i];
+		const char *v = s->env ? getenv(s->env) : NULL;
+		const char *source = s->env;
 
-		if (settings[i].env == NULL || (v = getenv(settings[i].env)) == NULL)
-			continue;
-		if (apply_setting(&settings[i], v, settings[i].env) != 0)
+		if (v == NULL && s->alias_env && (v = getenv(s->alias_env)) != NULL)
+			source = s->alias_env;
+		if (v != NULL && apply_setting(s, v, source) != 0)
 			return -1;
 	}
+	return 0;
+}
 
-	for (int i = 1; i < argc; i++)
+/* one argument at argv[*i] (and its value); 1 = exit 0 (--help, --version) */
+static int
+apply_argument(int argc, char **argv, int *i)
+{
+	const char *arg = argv[*i];
+	const char *eq;
+	const char *value;
+	const struct setting *s;
+
+	if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
 	{
-		const char *arg = argv[i];
-		const char *name;
-		const char *eq;
-		const char *value;
-		const struct setting *s;
-
-		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
-		{
-			usage(stdout);
-			return 1;
-		}
-		if (strcmp(arg, "--version") == 0)
-		{
-			printf("mcp-notes-gateway %s (MCP %s)\n", GW_VERSION, GW_PROTOCOL_VERSION);
-			return 1;
-		}
-		if (strncmp(arg, "--", 2) != 0)
-		{
-			fprintf(stderr, "mcp-notes-gateway: unexpected argument \"%s\" (try --help)\n", arg);
-			return -1;
-		}
-		name = arg + 2;
-		eq = strchr(name, '=');
-		s = find_setting(name, eq ? (size_t) (eq - name) : strlen(name));
-		if (s == NULL)
-		{
-			fprintf(stderr, "mcp-notes-gateway: unknown option \"%s\" (try --help)\n", arg);
-			return -1;
-		}
-		if (eq)
-			value = eq + 1;
-		else if (i + 1 < argc)
-			value = argv[++i];
-		else
-		{
-			fprintf(stderr, "mcp-notes-gateway: option --%s needs a value\n", s->name);
-			return -1;
-		}
-		if (apply_setting(s, value, "option --") != 0)
-			return -1;
+		usage(stdout);
+		return 1;
 	}
-
-	/* derived values and cross-checks */
-	gw_cfg.log_level_num = log_level_from_name(gw_cfg.log_level);
-	if (gw_cfg.log_level_num < 0)
+	if (strcmp(arg, "--version") == 0)
 	{
-		fprintf(stderr, "mcp-notes-gateway: --log-level must be error, warn, info or debug\n");
+		printf("mcp-notes-gateway %s (MCP %s, extension contract %d)\n", GW_VERSION, GW_PROTOCOL_VERSION, GW_CONTRACT);
+		return 1;
+	}
+	if (strncmp(arg, "--", 2) != 0)
+	{
+		config_error("unexpected argument \"%s\" (try --help)\n", arg);
 		return -1;
 	}
+	eq = strchr(arg + 2, '=');
+	s = find_setting(arg + 2, eq ? (size_t) (eq - arg - 2) : strlen(arg + 2));
+	if (s == NULL)
+	{
+		config_error("unknown option \"%s\" (try --help)\n", arg);
+		return -1;
+	}
+	if (eq)
+		value = eq + 1;
+	else if (*i + 1 < argc)
+		value = argv[++*i];
+	else
+	{
+		config_error("option --%s needs a value\n", s->name);
+		return -1;
+	}
+	return apply_setting(s, value, "option --");
+}
+
+/* --gateway-id: default HOSTNAME-PID; it is the application_name */
+static int
+derive_gateway_id(void)
+{
 	if (gw_cfg.gateway_id == NULL || gw_cfg.gateway_id[0] == '\0')
 	{
 		char		host[256] = "gateway";
@@ -381,20 +416,27 @@ config_load(int argc, char **argv)
 	}
 	if (strlen(gw_cfg.gateway_id) > 63)
 	{
-		fprintf(stderr, "mcp-notes-gateway: --gateway-id must be at most 63 bytes (it is the application_name)\n");
+		config_error("--gateway-id must be at most 63 bytes (it is the application_name)\n");
 		return -1;
 	}
 	for (const char *p = gw_cfg.gateway_id; *p; p++)
 		if ((unsigned char) *p < 0x21 || (unsigned char) *p > 0x7e)
 		{
-			fprintf(stderr, "mcp-notes-gateway: --gateway-id must be printable ASCII without spaces\n");
+			config_error("--gateway-id must be printable ASCII without spaces\n");
 			return -1;
 		}
-	/* one client address may hold at most this many of the --threads slots */
+	return 0;
+}
+
+/* the connection limits and event threads, within --max-connections */
+static void
+derive_limits(void)
+{
+	/* one client address may hold at most this many of the --max-connections slots */
 	if (gw_cfg.max_connections_per_ip == 0)
-		gw_cfg.max_connections_per_ip = (gw_cfg.threads + 1) / 2;
-	if (gw_cfg.max_connections_per_ip > gw_cfg.threads)
-		gw_cfg.max_connections_per_ip = gw_cfg.threads;
+		gw_cfg.max_connections_per_ip = (gw_cfg.max_connections + 1) / 2;
+	if (gw_cfg.max_connections_per_ip > gw_cfg.max_connections)
+		gw_cfg.max_connections_per_ip = gw_cfg.max_connections;
 	/* libmicrohttpd divides the connection limit among its event threads */
 	gw_cfg.io_threads_num = gw_cfg.io_threads;
 	if (gw_cfg.io_threads_num == 0)
@@ -403,27 +445,61 @@ config_load(int argc, char **argv)
 
 		gw_cfg.io_threads_num = cpus < 1 ? 1 : (cpus > 64 ? 64 : cpus);
 	}
-	if (gw_cfg.io_threads_num > gw_cfg.threads)
-		gw_cfg.io_threads_num = gw_cfg.threads;
-	if (resolve_listen(gw_cfg.listen) != 0)
-		return -1;
-	if (split_origins(gw_cfg.allowed_origins) != 0)
-		return -1;
-	if (gw_cfg.insecure_dev_principal != NULL)
+	if (gw_cfg.io_threads_num > gw_cfg.max_connections)
+		gw_cfg.io_threads_num = gw_cfg.max_connections;
+}
+
+static int
+check_dev_principal(void)
+{
+	if (gw_cfg.insecure_dev_principal == NULL)
+		return 0;
+	if (gw_cfg.insecure_dev_principal[0] == '\0')
 	{
-		if (gw_cfg.insecure_dev_principal[0] == '\0')
-		{
-			fprintf(stderr, "mcp-notes-gateway: --insecure-dev-principal needs a principal name\n");
-			return -1;
-		}
-		if (!gw_cfg.listen_loopback)
-		{
-			fprintf(stderr, "mcp-notes-gateway: refusing --insecure-dev-principal: it turns authentication off, "
-					"so the gateway must listen on a loopback address only (not %s)\n", gw_cfg.listen);
-			return -1;
-		}
+		config_error("--insecure-dev-principal needs a principal name\n");
+		return -1;
+	}
+	if (!gw_cfg.listen_loopback)
+	{
+		config_error("refusing --insecure-dev-principal: it turns authentication off, "
+				"so the gateway must listen on a loopback address only (not %s)\n", gw_cfg.listen);
+		return -1;
 	}
 	return 0;
+}
+
+/* derived values and cross-checks, once every setting is known */
+static int
+derive(void)
+{
+	gw_cfg.log_level_num = log_level_from_name(gw_cfg.log_level);
+	if (gw_cfg.log_level_num < 0)
+	{
+		config_error("--log-level must be error, warn, info or debug\n");
+		return -1;
+	}
+	if (derive_gateway_id() != 0)
+		return -1;
+	derive_limits();
+	if (resolve_listen(gw_cfg.listen) != 0 || split_origins(gw_cfg.allowed_origins) != 0)
+		return -1;
+	return check_dev_principal();
+}
+
+int
+config_load(int argc, char **argv)
+{
+	memset(&gw_cfg, 0, sizeof(gw_cfg));
+	if (apply_defaults() != 0 || apply_environment() != 0)
+		return -1;
+	for (int i = 1; i < argc; i++)
+	{
+		int			rc = apply_argument(argc, argv, &i);
+
+		if (rc != 0)
+			return rc;
+	}
+	return derive();
 }
 
 void

@@ -13,9 +13,6 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
-#define GW_SERVER_NAME		"mcp-notes"
-#define GW_VERSION			"1.0.0"
-#define GW_PROTOCOL_VERSION	"2026-07-28"
 
 /* Fixed limits (not settings: changing them changes behaviour, not deployment). */
 #define GW_JSON_MAX_DEPTH		64			/* nesting of request bodies */
@@ -28,9 +25,9 @@ struct gw_config
 	/* settings (see the table in config.c) */
 	char	   *listen;
 	char	   *db;
-	long		threads;
+	long		max_connections;	/* --max-connections (alias --threads) */
 	long		io_threads;		/* 0 in the table: one per CPU */
-	long		max_connections_per_ip;	/* 0 in the table: derived from threads */
+	long		max_connections_per_ip;	/* 0 in the table: derived from max_connections */
 	long		connection_timeout;
 	long		pool_size;
 	long		pool_acquire_timeout_ms;

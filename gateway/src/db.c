@@ -17,7 +17,7 @@
  *
  * Every connection has application_name = the gateway id and
  * default_transaction_isolation = serializable in its startup packet, so a
- * single "SELECT mcp_notes.call_tool(...)" is its own serializable
+ * single "SELECT mcp_notes.handle(...)" is its own serializable
  * transaction: one round trip, as docs/sql-api.md requires.
  */
 #include "db.h"
@@ -35,8 +35,11 @@
 
 #include <libpq-fe.h>
 
+#include "clock.h"
 #include "config.h"
 #include "log.h"
+#include "outcome.h"
+#include "text.h"
 
 struct db_slot
 {
@@ -62,25 +65,14 @@ static const char *conn_values[6];
 static char *conn_options;
 static char conn_timeout[24];
 
-#define STATUS_RETRY ((enum db_status) 100)
-
 static void notice_to_log(void *arg, const char *message);
 
-static double
-now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void
-set_error(struct db_error *err, enum db_status st, const char *sqlstate, const char *msg)
+set_error(struct db_error *err, enum outcome_kind kind, const char *sqlstate, const char *msg)
 {
 	size_t		n;
 
-	err->status = st;
+	err->kind = kind;
 	str_copy(err->sqlstate, sizeof(err->sqlstate), sqlstate);
 	str_copy(err->message, sizeof(err->message), msg);
 	/* libpq messages end with a newline and may span lines: keep one line */
@@ -101,13 +93,9 @@ db_init(void)
 	size_t		len;
 	int			i = 0;
 	long		timeout_s;
-	pthread_condattr_t attr;
 
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&pool.cv, &attr);
-	pthread_condattr_destroy(&attr);
-
+	if (clock_cond_init(&pool.cv) != 0)
+		return -1;
 	pool.n = (int) gw_cfg.pool_size;
 	pool.slots = calloc((size_t) pool.n, sizeof(struct db_slot));
 	if (pool.slots == NULL)
@@ -165,7 +153,7 @@ connect_one(struct db_error *err)
 
 	if (pg == NULL || PQstatus(pg) != CONNECTION_OK)
 	{
-		set_error(err, DB_UNAVAILABLE, "", pg ? PQerrorMessage(pg) : "out of memory");
+		set_error(err, OUT_DATABASE_UNAVAILABLE, "", pg ? PQerrorMessage(pg) : "out of memory");
 		PQfinish(pg);
 		pthread_mutex_lock(&pool.mu);
 		was_down = pool.down;
@@ -247,20 +235,11 @@ notice_to_log(void *arg, const char *message)
 	log_event(GW_LOG_DEBUG, "db_notice", "%s", line);
 }
 
-static enum db_status
+static enum outcome_kind
 acquire(int timeout_ms, struct db_slot **out, bool *fresh, struct db_error *err)
 {
-	struct timespec deadline;
+	struct timespec deadline = clock_deadline(timeout_ms);
 	struct db_slot *s = NULL;
-
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += timeout_ms / 1000;
-	deadline.tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L)
-	{
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
 
 	pthread_mutex_lock(&pool.mu);
 	for (;;)
@@ -268,8 +247,8 @@ acquire(int timeout_ms, struct db_slot **out, bool *fresh, struct db_error *err)
 		if (pool.closing)
 		{
 			pthread_mutex_unlock(&pool.mu);
-			set_error(err, DB_SHUTTING_DOWN, "", "the gateway is shutting down");
-			return DB_SHUTTING_DOWN;
+			set_error(err, OUT_SHUTTING_DOWN, "", "the gateway is shutting down");
+			return OUT_SHUTTING_DOWN;
 		}
 		/* prefer a slot with an open connection */
 		for (int i = 0; i < pool.n; i++)
@@ -280,8 +259,8 @@ acquire(int timeout_ms, struct db_slot **out, bool *fresh, struct db_error *err)
 		if (pthread_cond_timedwait(&pool.cv, &pool.mu, &deadline) == ETIMEDOUT)
 		{
 			pthread_mutex_unlock(&pool.mu);
-			set_error(err, DB_BUSY, "", "no database connection available within the pool acquire timeout");
-			return DB_BUSY;
+			set_error(err, OUT_DATABASE_BUSY, "", "no database connection available within the pool acquire timeout");
+			return OUT_DATABASE_BUSY;
 		}
 	}
 	s->busy = true;
@@ -291,7 +270,7 @@ acquire(int timeout_ms, struct db_slot **out, bool *fresh, struct db_error *err)
 	if (s->pg)
 	{
 		/* non-blocking health check: notices a server that went away */
-		if (now_mono() - s->born > (double) gw_cfg.pool_max_lifetime)
+		if (clock_mono() - s->born > (double) gw_cfg.pool_max_lifetime)
 			drop_conn(s);
 		else if (!conn_alive(s->pg))
 		{
@@ -310,18 +289,18 @@ acquire(int timeout_ms, struct db_slot **out, bool *fresh, struct db_error *err)
 			s->busy = false;
 			pthread_cond_signal(&pool.cv);
 			pthread_mutex_unlock(&pool.mu);
-			return DB_UNAVAILABLE;
+			return OUT_DATABASE_UNAVAILABLE;
 		}
 		cancel = PQgetCancel(pg);
 		s->pg = pg;
-		s->born = now_mono();
+		s->born = clock_mono();
 		pthread_mutex_lock(&pool.mu);
 		s->cancel = cancel;
 		pthread_mutex_unlock(&pool.mu);
 		*fresh = true;
 	}
 	*out = s;
-	return DB_OK;
+	return OUT_OK;
 }
 
 static void
@@ -341,7 +320,7 @@ release(struct db_slot *s)
 			else
 				log_event(GW_LOG_WARN, "db_rollback", "rolled back a connection returned inside a transaction");
 		}
-		else if (now_mono() - s->born > (double) gw_cfg.pool_max_lifetime)
+		else if (clock_mono() - s->born > (double) gw_cfg.pool_max_lifetime)
 			drop_conn(s);
 	}
 	pthread_mutex_lock(&pool.mu);
@@ -350,16 +329,19 @@ release(struct db_slot *s)
 	pthread_mutex_unlock(&pool.mu);
 }
 
-static enum db_status
-classify(PGconn *pg, PGresult *res, struct db_error *err)
+/* OUT_OK for a result; otherwise the outcome of the failure (outcome.c), *retry for 40001/40P01 */
+static enum outcome_kind
+classify(PGconn *pg, PGresult *res, bool *retry, struct db_error *err)
 {
 	const char *state;
 	const char *msg;
-	enum db_status st;
+	enum outcome_kind kind;
 	bool		closing;
+	bool		connected = PQstatus(pg) == CONNECTION_OK;
 
+	*retry = false;
 	if (res && PQresultStatus(res) == PGRES_TUPLES_OK)
-		return DB_OK;
+		return OUT_OK;
 	state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 	msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
 	if (msg == NULL)
@@ -369,24 +351,11 @@ classify(PGconn *pg, PGresult *res, struct db_error *err)
 	closing = pool.closing;
 	pthread_mutex_unlock(&pool.mu);
 
-	if (state == NULL)
-		st = PQstatus(pg) != CONNECTION_OK ? DB_UNAVAILABLE : DB_INTERNAL;
-	else if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0)
-		st = STATUS_RETRY;
-	else if (strncmp(state, "08", 2) == 0 || strcmp(state, "57P01") == 0 ||
-			 strcmp(state, "57P02") == 0 || strcmp(state, "57P03") == 0 ||
-			 strcmp(state, "53300") == 0)
-		st = DB_UNAVAILABLE;
-	else if (strcmp(state, "57014") == 0 && closing)
-		st = DB_SHUTTING_DOWN;
-	else if (strncmp(state, "22", 2) == 0)
-		st = DB_INVALID_INPUT;
-	else
-		st = DB_INTERNAL;
-	if (st == DB_UNAVAILABLE && PQstatus(pg) != CONNECTION_OK)
+	kind = outcome_from_sqlstate(state, connected, closing, retry);
+	if (kind == OUT_DATABASE_UNAVAILABLE && !connected)
 		msg = "connection to the database lost";
-	set_error(err, st == STATUS_RETRY ? DB_RETRIES_EXHAUSTED : st, state, msg);
-	return st;
+	set_error(err, kind, state, msg);
+	return kind;
 }
 
 /* thread-local xorshift64*, seeded from getrandom(): no shared RNG state */
@@ -398,7 +367,7 @@ rng_next(void)
 	if (rng_state == 0)
 	{
 		if (getrandom(&rng_state, sizeof(rng_state), 0) != (ssize_t) sizeof(rng_state) || rng_state == 0)
-			rng_state = (uint64_t) now_mono() * 0x9E3779B97F4A7C15ULL ^ (uint64_t) (uintptr_t) &rng_state;
+			rng_state = (uint64_t) clock_mono() * 0x9E3779B97F4A7C15ULL ^ (uint64_t) (uintptr_t) &rng_state;
 		if (rng_state == 0)
 			rng_state = 0x2545F4914F6CDD1DULL;
 	}
@@ -425,12 +394,54 @@ backoff(int attempt)
 		;
 }
 
+/* The one value of a one-row, one-column result into *out (NULL for SQL NULL). */
+static enum outcome_kind
+take_scalar(PGresult *res, char **out, struct db_error *err)
+{
+	if (PQntuples(res) != 1 || PQnfields(res) != 1)
+	{
+		set_error(err, OUT_INTERNAL, "", "unexpected result shape");
+		return OUT_INTERNAL;
+	}
+	if (PQgetisnull(res, 0, 0))
+		return OUT_OK;
+	*out = strdup(PQgetvalue(res, 0, 0));
+	if (*out == NULL)
+	{
+		set_error(err, OUT_INTERNAL, "", "out of memory");
+		return OUT_INTERNAL;
+	}
+	return OUT_OK;
+}
+
+/* One attempt: acquire, run, classify, release.  *fresh: the connection was new. */
+static enum outcome_kind
+run_once(int timeout_ms, const char *sql, int nparams, const char *const *values,
+		 bool *fresh, bool *retry, char **out, struct db_error *err)
+{
+	struct db_slot *s;
+	PGresult   *res;
+	enum outcome_kind kind;
+
+	*retry = false;
+	kind = acquire(timeout_ms, &s, fresh, err);
+	if (kind != OUT_OK)
+		return kind;
+	res = PQexecParams(s->pg, sql, nparams, NULL, values, NULL, NULL, 0);
+	kind = classify(s->pg, res, retry, err);
+	if (kind == OUT_OK)
+		kind = take_scalar(res, out, err);
+	PQclear(res);
+	release(s);
+	return kind;
+}
+
 /*
  * Run a one-row, one-column statement.  idempotent: a statement that failed
  * because a reused connection turned out dead is run once more on a new one.
  * attempts: how many times 40001/40P01 may be retried.
  */
-static enum db_status
+static enum outcome_kind
 query_scalar(int timeout_ms, const char *sql, int nparams, const char *const *values,
 			 bool idempotent, int attempts, int *retries, char **out, struct db_error *err)
 {
@@ -439,58 +450,32 @@ query_scalar(int timeout_ms, const char *sql, int nparams, const char *const *va
 	*out = NULL;
 	for (int attempt = 1;; attempt++)
 	{
-		struct db_slot *s;
-		bool		fresh;
-		PGresult   *res;
-		enum db_status st;
+		bool		fresh = false;
+		bool		retry;
+		enum outcome_kind kind = run_once(timeout_ms, sql, nparams, values, &fresh, &retry, out, err);
 
-		st = acquire(timeout_ms, &s, &fresh, err);
-		if (st != DB_OK)
-			return st;
-		res = PQexecParams(s->pg, sql, nparams, NULL, values, NULL, NULL, 0);
-		st = classify(s->pg, res, err);
-		if (st == DB_OK)
+		if (retry && attempt < attempts)
 		{
-			if (PQntuples(res) != 1 || PQnfields(res) != 1)
-			{
-				set_error(err, DB_INTERNAL, "", "unexpected result shape");
-				st = DB_INTERNAL;
-			}
-			else if (!PQgetisnull(res, 0, 0))
-			{
-				*out = strdup(PQgetvalue(res, 0, 0));
-				if (*out == NULL)
-				{
-					set_error(err, DB_INTERNAL, "", "out of memory");
-					st = DB_INTERNAL;
-				}
-			}
-		}
-		PQclear(res);
-		release(s);
-
-		if (st == STATUS_RETRY)
-		{
-			if (attempt >= attempts)
-			{
-				char		msg[128];
-
-				snprintf(msg, sizeof(msg), "serialization failure or deadlock on all %d attempts", attempts);
-				set_error(err, DB_RETRIES_EXHAUSTED, err->sqlstate, msg);
-				return DB_RETRIES_EXHAUSTED;
-			}
 			if (retries)
 				(*retries)++;
 			backoff(attempt);
 			continue;
 		}
-		if (st == DB_UNAVAILABLE && idempotent && !fresh && !reconnected)
+		if (retry)
+		{
+			char		msg[128];
+
+			snprintf(msg, sizeof(msg), "serialization failure or deadlock on all %d attempts", attempts);
+			set_error(err, OUT_RETRIES_EXHAUSTED, err->sqlstate, msg);
+			return OUT_RETRIES_EXHAUSTED;
+		}
+		if (kind == OUT_DATABASE_UNAVAILABLE && idempotent && !fresh && !reconnected)
 		{
 			reconnected = true;
 			attempt--;
 			continue;
 		}
-		return st;
+		return kind;
 	}
 }
 
@@ -498,13 +483,13 @@ bool
 db_ping(int timeout_ms, struct db_error *err)
 {
 	char	   *v = NULL;
-	enum db_status st = query_scalar(timeout_ms, "SELECT 1", 0, NULL, true, 1, NULL, &v, err);
+	enum outcome_kind kind = query_scalar(timeout_ms, "SELECT 1", 0, NULL, true, 1, NULL, &v, err);
 
 	free(v);
-	return st == DB_OK;
+	return kind == OUT_OK;
 }
 
-enum db_status
+enum outcome_kind
 db_authenticate(const char *token, char **principal, struct db_error *err)
 {
 	const char *values[1] = {token};
@@ -514,29 +499,38 @@ db_authenticate(const char *token, char **principal, struct db_error *err)
 						true, (int) gw_cfg.tool_call_attempts, NULL, principal, err);
 }
 
-enum db_status
-db_tool_descriptors(char **json, struct db_error *err)
+enum outcome_kind
+db_features(char **json, struct db_error *err)
 {
 	return query_scalar((int) gw_cfg.pool_acquire_timeout_ms,
-						"SELECT mcp_notes.tool_descriptors()::text", 0, NULL,
+						"SELECT mcp_notes.features()::text", 0, NULL,
 						true, (int) gw_cfg.tool_call_attempts, NULL, json, err);
 }
 
-enum db_status
-db_call_tool(bool dev, const char *const args[9], char **json, int *retries, struct db_error *err)
+enum outcome_kind
+db_extension_version(char **version, struct db_error *err)
+{
+	const char *sql = "SELECT (SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'mcp_notes')";
+
+	return query_scalar((int) gw_cfg.pool_acquire_timeout_ms, sql, 0, NULL,
+						true, (int) gw_cfg.tool_call_attempts, NULL, version, err);
+}
+
+enum outcome_kind
+db_handle(bool dev, const char *credential, const char *request, char **json, int *retries,
+		  struct db_error *err)
 {
 	const char *sql = dev
-		? "SELECT mcp_notes.call_tool_as($1::text, $2::text, $3::jsonb, $4::jsonb, $5::text, "
-		"$6::jsonb, $7::text, $8::jsonb, $9::text)::text"
-		: "SELECT mcp_notes.call_tool($1::text, $2::text, $3::jsonb, $4::jsonb, $5::text, "
-		"$6::jsonb, $7::text, $8::jsonb, $9::text)::text";
+		? "SELECT mcp_notes.handle_as($1::text, $2::jsonb)::text"
+		: "SELECT mcp_notes.handle($1::text, $2::jsonb)::text";
+	const char *values[2] = {credential, request};
 
 	/*
 	 * Not idempotent: a connection lost mid-call may have committed, so it is
 	 * reported (503), never silently re-run.  40001/40P01 guarantee the
 	 * transaction rolled back, so those are retried.
 	 */
-	return query_scalar((int) gw_cfg.pool_acquire_timeout_ms, sql, 9, args,
+	return query_scalar((int) gw_cfg.pool_acquire_timeout_ms, sql, 2, values,
 						false, (int) gw_cfg.tool_call_attempts, retries, json, err);
 }
 

@@ -10,20 +10,11 @@
 
 #include <stdbool.h>
 
-enum db_status
-{
-	DB_OK = 0,
-	DB_UNAVAILABLE,				/* cannot connect / connection lost (HTTP 503) */
-	DB_BUSY,					/* no pooled connection within the acquire timeout (503) */
-	DB_RETRIES_EXHAUSTED,		/* 40001/40P01 on every attempt (503) */
-	DB_INVALID_INPUT,			/* SQLSTATE class 22: the request's values (-32602) */
-	DB_INTERNAL,				/* anything else (500) */
-	DB_SHUTTING_DOWN			/* pool closing (503) */
-};
+#include "outcome.h"
 
 struct db_error
 {
-	enum db_status status;
+	enum outcome_kind kind;		/* OUT_OK, or how the call failed (outcome.h) */
 	char		sqlstate[6];
 	char		message[256];	/* for logs; never contains parameter values */
 };
@@ -47,20 +38,21 @@ extern struct pg_conn *db_connect_dedicated(struct db_error *err);
 extern bool db_ping(int timeout_ms, struct db_error *err);
 
 /* mcp_notes.authenticate(token): *principal is NULL when the token is not valid */
-extern enum db_status db_authenticate(const char *token, char **principal, struct db_error *err);
+extern enum outcome_kind db_authenticate(const char *token, char **principal, struct db_error *err);
 
-/* mcp_notes.tool_descriptors()::text */
-extern enum db_status db_tool_descriptors(char **json, struct db_error *err);
+/* mcp_notes.features()::text */
+extern enum outcome_kind db_features(char **json, struct db_error *err);
+
+/* the installed version of mcp_notes (pg_extension), NULL when not installed */
+extern enum outcome_kind db_extension_version(char **version, struct db_error *err);
 
 /*
- * mcp_notes.call_tool($1..$9), or call_tool_as when dev is true (then
- * args[0] is the principal instead of the token).  args are text values or
- * NULL for SQL NULL: token/principal, tool, arguments, input_responses,
- * request_state, client_capabilities, request_id, client_info, gateway_id.
- * Retried on 40001/40P01 up to tool_call_attempts; *retries counts the extra
- * attempts.
+ * SELECT mcp_notes.handle($1::text, $2::jsonb), or handle_as when dev is
+ * true (then credential is the principal instead of the token): one
+ * statement, retried on 40001/40P01 up to tool_call_attempts; *retries
+ * counts the extra attempts.
  */
-extern enum db_status db_call_tool(bool dev, const char *const args[9], char **json,
-								   int *retries, struct db_error *err);
+extern enum outcome_kind db_handle(bool dev, const char *credential, const char *request,
+								   char **json, int *retries, struct db_error *err);
 
 #endif							/* GW_DB_H */

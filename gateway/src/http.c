@@ -44,28 +44,42 @@
 
 #include <microhttpd.h>
 
+#include "clock.h"
 #include "config.h"
 #include "db.h"
+#include "extension.h"
 #include "jsonrpc.h"
 #include "log.h"
 #include "mcp.h"
+#include "text.h"
+#include "version.h"
 #include "work.h"
 
-/* what a worker thread does for a suspended request */
-enum blocking_job
+/* where a request is; on_request() is called several times per request */
+enum req_phase
 {
-	JOB_NONE = 0,
-	JOB_MCP,					/* mcp_process() with the database */
-	JOB_READY					/* /readyz: a pooled connection runs SELECT 1 */
+	PHASE_BODY = 0,				/* headers accepted: body chunks arrive, then the final call */
+	PHASE_DISCARD,				/* the body exceeded --max-body: chunks are dropped, 413 at the end */
+	PHASE_WAITING,				/* suspended: a worker runs the job */
+	PHASE_DONE,					/* the worker finished and resumed the connection: answer */
+	PHASE_RESPONDED				/* a response is queued (or the request was cut off) */
+};
+
+enum req_route
+{
+	ROUTE_MCP,
+	ROUTE_HEALTHZ,
+	ROUTE_READYZ,
+	ROUTE_OTHER					/* 404 */
 };
 
 struct req_ctx
 {
+	enum req_phase phase;
+	enum req_route route;
 	double		start;
 	unsigned long seq;
-	bool		responded;
-	bool		too_large;
-	size_t		discarded;		/* bytes dropped after too_large */
+	size_t		discarded;		/* bytes dropped in PHASE_DISCARD */
 	char	   *body;
 	size_t		len;
 	size_t		cap;
@@ -80,36 +94,24 @@ struct req_ctx
 	const char *transfer_encoding;
 	bool		close_after;	/* send Connection: close with the answer */
 	char		peer[64];
+	char		method[16];
+	char		url[104];
 
 	/* a request handed to a worker; written by it before it resumes conn */
 	struct MHD_Connection *conn;
-	enum blocking_job job;
-	bool		job_done;
-	struct mcp_reply reply;		/* JOB_MCP */
-	bool		ready;			/* JOB_READY */
-	struct db_error ready_err;	/* JOB_READY, when not ready */
-	bool		logged;			/* its request line is written */
-	char		method[16];		/* for the log line of a request whose client left */
-	char		url[104];
+	struct mcp_reply reply;		/* ROUTE_MCP */
+	bool		ready;			/* ROUTE_READYZ */
+	struct db_error ready_err;	/* ROUTE_READYZ, when not ready */
 };
 
 static struct MHD_Daemon *daemon_;	/* set before requests, cleared after stop */
 
 /* request accounting and drain state */
 static pthread_mutex_t state_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t idle_cv = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t idle_cv;	/* CLOCK_MONOTONIC, initialised by http_start() */
 static int	inflight;			/* guarded by state_mu */
 static bool draining;			/* guarded by state_mu */
 static unsigned long next_seq;	/* guarded by state_mu */
-
-static double
-now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static bool
 is_draining(void)
@@ -120,131 +122,6 @@ is_draining(void)
 	d = draining;
 	pthread_mutex_unlock(&state_mu);
 	return d;
-}
-
-/* ---------- header values ---------- */
-
-/* valid UTF-8 with no NUL, as a decoded header value must be */
-static bool
-utf8_valid(const unsigned char *p, size_t n)
-{
-	size_t		i = 0;
-
-	while (i < n)
-	{
-		size_t		k;
-
-		if (p[i] == 0)
-			return false;
-		if (p[i] < 0x80)
-		{
-			i++;
-			continue;
-		}
-		k = utf8_sequence_length(p + i, n - i);
-		if (k == 0)
-			return false;
-		i += k;
-	}
-	return true;
-}
-
-static int
-b64val(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
-/* standard base64 (RFC 4648 section 4); padding optional but exact if present */
-static unsigned char *
-b64_decode(const char *in, size_t n, size_t *outlen)
-{
-	unsigned char *out;
-	size_t		o = 0;
-	unsigned	acc = 0;
-	int			bits = 0;
-	size_t		pad = 0;
-
-	while (n > 0 && in[n - 1] == '=' && pad < 2)
-		n--, pad++;
-	if (pad && (n + pad) % 4 != 0)
-		return NULL;
-	if (n % 4 == 1)
-		return NULL;
-	out = malloc(n * 3 / 4 + 1);
-	if (out == NULL)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-	{
-		int			v = b64val((unsigned char) in[i]);
-
-		if (v < 0)
-		{
-			free(out);
-			return NULL;
-		}
-		acc = (acc << 6) | (unsigned) v;
-		bits += 6;
-		if (bits >= 8)
-		{
-			bits -= 8;
-			out[o++] = (unsigned char) (acc >> bits);
-			acc &= (1u << bits) - 1;
-		}
-	}
-	if (acc != 0)				/* non-canonical trailing bits */
-	{
-		free(out);
-		return NULL;
-	}
-	out[o] = '\0';
-	*outlen = o;
-	return out;
-}
-
-enum hdr_status
-http_header_value(const char *raw, bool allow_base64, char **out)
-{
-	const char *start = raw;
-	const char *end = raw + strlen(raw);
-	size_t		n;
-
-	*out = NULL;
-	while (start < end && (*start == ' ' || *start == '\t'))
-		start++;
-	while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
-		end--;
-	for (const char *p = start; p < end; p++)
-		if (!((*p >= 0x20 && *p <= 0x7e) || *p == '\t'))
-			return HDR_INVALID;
-	n = (size_t) (end - start);
-	if (allow_base64 && n >= 11 && strncmp(start, "=?base64?", 9) == 0 && strncmp(end - 2, "?=", 2) == 0)
-	{
-		size_t		dlen;
-		unsigned char *dec = b64_decode(start + 9, n - 11, &dlen);
-
-		if (dec == NULL)
-			return HDR_BAD_ENCODING;
-		if (!utf8_valid(dec, dlen))
-		{
-			free(dec);
-			return HDR_BAD_ENCODING;
-		}
-		*out = (char *) dec;
-		return HDR_OK;
-	}
-	*out = strndup(start, n);
-	return *out ? HDR_OK : HDR_INVALID;
 }
 
 /* ---------- checks ---------- */
@@ -376,12 +253,11 @@ framing_problem(struct req_ctx *rc, unsigned *status)
 /* ---------- responses and the request log ---------- */
 
 static void
-log_request(struct req_ctx *rc, const char *method, const char *url, unsigned status,
-			const struct mcp_reply *r, const char *detail)
+log_request(struct req_ctx *rc, unsigned status, const struct mcp_reply *r, const char *detail)
 {
 	struct log_line line;
 	int			level = GW_LOG_INFO;
-	bool		probe = strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0;
+	bool		probe = rc->route == ROUTE_HEALTHZ || rc->route == ROUTE_READYZ;
 	char		ms_text[32];
 
 	if (probe && status < 500)
@@ -393,10 +269,10 @@ log_request(struct req_ctx *rc, const char *method, const char *url, unsigned st
 		return;
 	log_line_int(&line, "req", (long long) rc->seq);
 	log_line_str(&line, "peer", rc->peer);
-	log_line_str(&line, "http_method", method);
-	log_line_strn(&line, "path", url, 100);
+	log_line_str(&line, "http_method", rc->method);
+	log_line_strn(&line, "path", rc->url, 100);
 	log_line_int(&line, "status", (long long) status);
-	snprintf(ms_text, sizeof(ms_text), "%.1f", (now_mono() - rc->start) * 1000.0);
+	snprintf(ms_text, sizeof(ms_text), "%.1f", (clock_mono() - rc->start) * 1000.0);
 	log_line_raw_number(&line, "duration_ms", ms_text);
 	if (r)
 	{
@@ -421,50 +297,76 @@ log_request(struct req_ctx *rc, const char *method, const char *url, unsigned st
 	log_line_end(&line);
 }
 
+/* the headers of a response beyond the status */
+struct resp_extra
+{
+	const char *ctype;			/* NULL = application/json */
+	const char *allow;
+	const char *www_auth;
+	bool		retry_after;
+};
+
 static enum MHD_Result
 respond(struct MHD_Connection *conn, struct req_ctx *rc, unsigned status, const char *body,
-		const char *ctype, const char *allow, const char *www_auth, bool retry_after)
+		const struct resp_extra *x)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 	size_t		len = body ? strlen(body) : 0;
 
+	rc->phase = PHASE_RESPONDED;
 	resp = MHD_create_response_from_buffer(len, (void *) (body ? body : ""), MHD_RESPMEM_MUST_COPY);
 	if (resp == NULL)
 		return MHD_NO;
 	if (len > 0)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype ? ctype : "application/json");
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, x && x->ctype ? x->ctype : "application/json");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	if (allow)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
-	if (www_auth)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, www_auth);
-	if (retry_after)
+	if (x && x->allow)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, x->allow);
+	if (x && x->www_auth)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, x->www_auth);
+	if (x && x->retry_after)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-	if (is_draining() || rc->too_large || rc->close_after)
+	if (is_draining() || rc->close_after)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(conn, status, resp);
 	MHD_destroy_response(resp);
-	if (ret == MHD_YES)
-		rc->responded = true;
 	return ret;
 }
 
 /* An HTTP-level rejection of /mcp: a JSON-RPC error without a readable id. */
 static enum MHD_Result
-reject(struct MHD_Connection *conn, struct req_ctx *rc, const char *method, const char *url,
-	   unsigned status, const char *message, const char *allow)
+reject(struct MHD_Connection *conn, struct req_ctx *rc, unsigned status, const char *message,
+	   const char *allow)
 {
 	json_object *e = jsonrpc_error(NULL, RPC_INVALID_REQUEST, message, NULL);
 	char	   *body = jsonrpc_serialize(e);
+	struct resp_extra x = {.allow = allow};
 	enum MHD_Result ret;
 
 	json_object_put(e);
-	log_request(rc, method, url, status, NULL, message);
-	ret = respond(conn, rc, status, body, NULL, allow, NULL, false);
+	log_request(rc, status, NULL, message);
+	ret = respond(conn, rc, status, body, &x);
 	free(body);
 	return ret;
+}
+
+static enum MHD_Result
+reject_too_large(struct MHD_Connection *conn, struct req_ctx *rc)
+{
+	rc->close_after = true;
+	return reject(conn, rc, MHD_HTTP_CONTENT_TOO_LARGE,
+				  "Payload Too Large: the request body exceeds --max-body", NULL);
+}
+
+/* /readyz on a worker: a pooled connection runs SELECT 1, and features() is compatible */
+static void
+check_ready(struct req_ctx *rc)
+{
+	int			t = gw_cfg.pool_acquire_timeout_ms < 1000 ? (int) gw_cfg.pool_acquire_timeout_ms : 1000;
+
+	rc->ready = db_ping(t, &rc->ready_err) && features_ensure(&rc->ready_err) == OUT_OK;
 }
 
 /* the blocking part of a request, on a worker thread (work.c) */
@@ -473,67 +375,271 @@ run_job(void *arg)
 {
 	struct req_ctx *rc = arg;
 
-	if (rc->job == JOB_MCP)
+	if (rc->route == ROUTE_MCP)
 		mcp_process(rc->body ? rc->body : "", rc->len, &rc->mh, true, &rc->reply);
 	else
-	{
-		int			t = gw_cfg.pool_acquire_timeout_ms < 1000 ? (int) gw_cfg.pool_acquire_timeout_ms : 1000;
-
-		rc->ready = db_ping(t, &rc->ready_err);
-	}
-	rc->job_done = true;
+		check_ready(rc);
+	rc->phase = PHASE_DONE;
 	MHD_resume_connection(rc->conn);
 }
 
 /*
  * Suspend the request and hand it to a worker; the handler is called again
- * once the worker resumed the connection, with rc->job_done set.  Should no
- * worker thread start, the job runs here: slower for everyone on this event
+ * once the worker resumed the connection, in PHASE_DONE.  Should no worker
+ * thread start, the job runs here: slower for everyone on this event
  * thread, but the request is still answered.
  */
 static enum MHD_Result
-run_blocking(struct MHD_Connection *conn, struct req_ctx *rc, const char *method, const char *url,
-			 enum blocking_job job)
+run_blocking(struct MHD_Connection *conn, struct req_ctx *rc)
 {
 	rc->conn = conn;
-	rc->job = job;
-	str_copy(rc->method, sizeof(rc->method), method);
-	str_copy(rc->url, sizeof(rc->url), url);
+	rc->phase = PHASE_WAITING;
 	MHD_suspend_connection(conn);
 	if (work_submit(run_job, rc) != 0)
 		run_job(rc);
 	return MHD_YES;
 }
 
-static enum MHD_Result
-serve_probe(struct MHD_Connection *conn, struct req_ctx *rc, const char *method, const char *url)
+/* {"status":...,"gateway":...,"extension":...[,"reason":...]} of /readyz */
+static char *
+ready_body(const char *status, const char *reason)
 {
-	unsigned	status = 200;
-	const char *body;
-	const char *detail = NULL;
+	json_object *o = json_object_new_object();
+	char		ext[32];
+	char	   *text;
 
-	if (strcmp(url, "/healthz") == 0)
-		body = "{\"status\":\"ok\"}";
-	else if (is_draining())
+	features_extension_version(ext, sizeof(ext));
+	json_object_object_add(o, "status", json_object_new_string(status));
+	if (reason)
+		json_object_object_add(o, "reason", json_object_new_string(reason));
+	json_object_object_add(o, "gateway", json_object_new_string(GW_VERSION));
+	if (ext[0])
+		json_object_object_add(o, "extension", json_object_new_string(ext));
+	text = jsonrpc_serialize(o);
+	json_object_put(o);
+	return text;
+}
+
+/* the answer to /readyz once the worker checked the database */
+static enum MHD_Result
+answer_ready(struct MHD_Connection *conn, struct req_ctx *rc)
+{
+	const char *reason = NULL;
+	char	   *body;
+	enum MHD_Result ret;
+
+	if (!rc->ready)
+		reason = rc->ready_err.kind == OUT_DATABASE_BUSY ? "database pool exhausted"
+			: rc->ready_err.kind == OUT_INCOMPATIBLE_EXTENSION ? "incompatible extension"
+			: "database unreachable";
+	body = ready_body(rc->ready ? "ready" : "unavailable", reason);
+	log_request(rc, rc->ready ? 200 : 503, NULL, rc->ready ? NULL : rc->ready_err.message);
+	ret = respond(conn, rc, rc->ready ? 200 : 503, body, NULL);
+	free(body);
+	return ret;
+}
+
+static enum MHD_Result
+serve_probe(struct MHD_Connection *conn, struct req_ctx *rc)
+{
+	static const struct resp_extra get_only = {.allow = "GET, HEAD"};
+
+	if (strcmp(rc->method, "GET") != 0 && strcmp(rc->method, "HEAD") != 0)
 	{
-		status = 503;
-		body = "{\"status\":\"unavailable\",\"reason\":\"draining\"}";
-		detail = "draining";
+		log_request(rc, 405, NULL, "method not allowed");
+		return respond(conn, rc, MHD_HTTP_METHOD_NOT_ALLOWED, "{\"status\":\"method not allowed\"}", &get_only);
 	}
-	else if (!rc->job_done)
-		return run_blocking(conn, rc, method, url, JOB_READY);
-	else if (rc->ready)
-		body = "{\"status\":\"ready\"}";
-	else
+	if (rc->route == ROUTE_HEALTHZ)
 	{
-		status = 503;
-		body = rc->ready_err.status == DB_BUSY
-			? "{\"status\":\"unavailable\",\"reason\":\"database pool exhausted\"}"
-			: "{\"status\":\"unavailable\",\"reason\":\"database unreachable\"}";
-		detail = rc->ready_err.message;
+		log_request(rc, 200, NULL, NULL);
+		return respond(conn, rc, 200, "{\"status\":\"ok\"}", NULL);
 	}
-	log_request(rc, method, url, status, NULL, detail);
-	return respond(conn, rc, status, body, NULL, NULL, NULL, false);
+	if (is_draining())
+	{
+		log_request(rc, 503, NULL, "draining");
+		return respond(conn, rc, 503, "{\"status\":\"unavailable\",\"reason\":\"draining\"}", NULL);
+	}
+	return run_blocking(conn, rc);
+}
+
+/* the MCP answer, from memory or from the worker */
+static enum MHD_Result
+answer_mcp(struct MHD_Connection *conn, struct req_ctx *rc)
+{
+	struct mcp_reply *r = &rc->reply;
+	struct resp_extra x = {.www_auth = r->www_authenticate, .retry_after = r->retry_after};
+	enum MHD_Result ret;
+
+	log_request(rc, r->http_status, r, NULL);
+	ret = respond(conn, rc, r->http_status, r->body, &x);
+	free(r->body);
+	r->body = NULL;
+	return ret;
+}
+
+/* the whole body of POST /mcp has arrived: answer from memory if possible, else on a worker */
+static enum MHD_Result
+process_mcp(struct MHD_Connection *conn, struct req_ctx *rc)
+{
+	mcp_process(rc->body ? rc->body : "", rc->len, &rc->mh, false, &rc->reply);
+	if (rc->reply.needs_database)
+		return run_blocking(conn, rc);
+	return answer_mcp(conn, rc);
+}
+
+static struct req_ctx *
+new_request(struct MHD_Connection *conn, const char *url, const char *method)
+{
+	const union MHD_ConnectionInfo *ci;
+	struct req_ctx *rc = calloc(1, sizeof(*rc));
+
+	if (rc == NULL)
+		return NULL;
+	rc->start = clock_mono();
+	pthread_mutex_lock(&state_mu);
+	rc->seq = ++next_seq;
+	inflight++;
+	pthread_mutex_unlock(&state_mu);
+	str_copy(rc->method, sizeof(rc->method), method);
+	str_copy(rc->url, sizeof(rc->url), url);
+	rc->route = strcmp(url, "/mcp") == 0 ? ROUTE_MCP
+		: strcmp(url, "/healthz") == 0 ? ROUTE_HEALTHZ
+		: strcmp(url, "/readyz") == 0 ? ROUTE_READYZ : ROUTE_OTHER;
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (ci && ci->client_addr)
+	{
+		const struct sockaddr *sa = ci->client_addr;
+
+		if (sa->sa_family == AF_INET)
+			inet_ntop(AF_INET, &((const struct sockaddr_in *) sa)->sin_addr, rc->peer, sizeof(rc->peer));
+		else if (sa->sa_family == AF_INET6)
+			inet_ntop(AF_INET6, &((const struct sockaddr_in6 *) sa)->sin6_addr, rc->peer, sizeof(rc->peer));
+	}
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, collect_header, rc);
+	return rc;
+}
+
+/* Content-Length within --max-body (absent: counted as the body arrives) */
+static bool
+content_length_ok(const char *cl)
+{
+	char	   *end;
+	unsigned long long n;
+
+	if (cl == NULL)
+		return true;
+	errno = 0;
+	n = strtoull(cl, &end, 10);
+	return errno == 0 && end != cl && n <= (unsigned long long) gw_cfg.max_body;
+}
+
+/*
+ * The first call: the checks on the headers.  Rejections of /mcp are queued
+ * now, before any body is read (and the connection closed); everything else
+ * is answered on the final call, which keeps keep-alive.
+ */
+static enum MHD_Result
+begin_request(struct MHD_Connection *conn, struct req_ctx *rc)
+{
+	unsigned	status;
+	const char *problem = framing_problem(rc, &status);
+
+	if (problem != NULL)
+	{
+		rc->close_after = true;
+		return reject(conn, rc, status, problem, NULL);
+	}
+	if (!origin_allowed(rc->origin, rc->n_origin))
+		return reject(conn, rc, MHD_HTTP_FORBIDDEN, "Forbidden: Origin not allowed", NULL);
+	if (rc->route != ROUTE_MCP)
+		return MHD_YES;
+	if (strcmp(rc->method, "POST") != 0)
+		return reject(conn, rc, MHD_HTTP_METHOD_NOT_ALLOWED,
+					  "Method Not Allowed: the MCP endpoint accepts POST only", "POST");
+	if (!content_type_ok(rc->content_type, rc->n_content_type))
+		return reject(conn, rc, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
+					  "Unsupported Media Type: Content-Type must be application/json", NULL);
+	if (!content_length_ok(rc->content_length))
+		return reject_too_large(conn, rc);
+	return MHD_YES;				/* now read the body */
+}
+
+/* append a chunk of the /mcp body, under the --max-body cap */
+static enum MHD_Result
+store_chunk(struct req_ctx *rc, const char *data, size_t n)
+{
+	if (n > (size_t) gw_cfg.max_body - rc->len)
+	{
+		rc->phase = PHASE_DISCARD;
+		rc->discarded = n;
+		free(rc->body);
+		rc->body = NULL;
+		rc->len = rc->cap = 0;
+		return MHD_YES;
+	}
+	if (rc->len + n + 1 > rc->cap)
+	{
+		size_t		cap = rc->cap ? rc->cap : 4096;
+		char	   *grown;
+
+		while (cap < rc->len + n + 1)
+			cap *= 2;
+		if (cap > (size_t) gw_cfg.max_body + 1)
+			cap = (size_t) gw_cfg.max_body + 1;
+		grown = realloc(rc->body, cap);
+		if (grown == NULL)
+			return MHD_NO;
+		rc->body = grown;
+		rc->cap = cap;
+	}
+	memcpy(rc->body + rc->len, data, n);
+	rc->len += n;
+	rc->body[rc->len] = '\0';
+	return MHD_YES;
+}
+
+/*
+ * A chunk of body.  libmicrohttpd 0.9.x cannot queue a response in the
+ * middle of an upload, so the rest of an oversized chunked body is read and
+ * dropped (never stored), and 413 follows at its end.  A client that keeps
+ * sending far beyond the cap is cut off.
+ */
+static enum MHD_Result
+take_chunk(struct req_ctx *rc, const char *data, size_t *size)
+{
+	size_t		n = *size;
+
+	*size = 0;
+	if (rc->route != ROUTE_MCP)
+		return MHD_YES;			/* ignored */
+	if (rc->phase == PHASE_BODY)
+		return store_chunk(rc, data, n);
+	rc->discarded += n;
+	if (rc->discarded <= (size_t) gw_cfg.max_body * 8)
+		return MHD_YES;
+	log_request(rc, 413, NULL, "oversized chunked body: connection closed");
+	rc->phase = PHASE_RESPONDED;
+	return MHD_NO;
+}
+
+/* the final call: the whole request has arrived */
+static enum MHD_Result
+finish_request(struct MHD_Connection *conn, struct req_ctx *rc)
+{
+	static const struct resp_extra text = {.ctype = "text/plain; charset=utf-8"};
+
+	switch (rc->route)
+	{
+		case ROUTE_MCP:
+			return rc->phase == PHASE_DISCARD ? reject_too_large(conn, rc) : process_mcp(conn, rc);
+		case ROUTE_HEALTHZ:
+		case ROUTE_READYZ:
+			return serve_probe(conn, rc);
+		case ROUTE_OTHER:
+			break;
+	}
+	log_request(rc, 404, NULL, "no such path");
+	return respond(conn, rc, MHD_HTTP_NOT_FOUND, "not found\n", &text);
 }
 
 static enum MHD_Result
@@ -544,175 +650,27 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *
 
 	(void) cls;
 	(void) version;
-
 	if (rc == NULL)
 	{
-		const union MHD_ConnectionInfo *ci;
-		const char *cl;
-
-		rc = calloc(1, sizeof(*rc));
-		if (rc == NULL)
-			return MHD_NO;
-		rc->start = now_mono();
-		pthread_mutex_lock(&state_mu);
-		rc->seq = ++next_seq;
-		inflight++;
-		pthread_mutex_unlock(&state_mu);
-		*con_cls = rc;
-
-		ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-		if (ci && ci->client_addr)
-		{
-			const struct sockaddr *sa = ci->client_addr;
-
-			if (sa->sa_family == AF_INET)
-				inet_ntop(AF_INET, &((const struct sockaddr_in *) sa)->sin_addr, rc->peer, sizeof(rc->peer));
-			else if (sa->sa_family == AF_INET6)
-				inet_ntop(AF_INET6, &((const struct sockaddr_in6 *) sa)->sin6_addr, rc->peer, sizeof(rc->peer));
-		}
-		MHD_get_connection_values(conn, MHD_HEADER_KIND, collect_header, rc);
-		{
-			unsigned	status;
-			const char *problem = framing_problem(rc, &status);
-
-			if (problem != NULL)
-			{
-				rc->close_after = true;
-				return reject(conn, rc, method, url, status, problem, NULL);
-			}
-		}
-
-		if (!origin_allowed(rc->origin, rc->n_origin))
-			return reject(conn, rc, method, url, MHD_HTTP_FORBIDDEN, "Forbidden: Origin not allowed", NULL);
-
-		if (strcmp(url, "/mcp") != 0)
-			return MHD_YES;		/* answered after the (ignored) body: keeps keep-alive */
-		if (strcmp(method, "POST") != 0)
-			return reject(conn, rc, method, url, MHD_HTTP_METHOD_NOT_ALLOWED,
-						  "Method Not Allowed: the MCP endpoint accepts POST only", "POST");
-		if (!content_type_ok(rc->content_type, rc->n_content_type))
-			return reject(conn, rc, method, url, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
-						  "Unsupported Media Type: Content-Type must be application/json", NULL);
-		cl = rc->content_length;
-		if (cl)
-		{
-			char	   *end;
-			unsigned long long n;
-
-			errno = 0;
-			n = strtoull(cl, &end, 10);
-			if (errno != 0 || end == cl || n > (unsigned long long) gw_cfg.max_body)
-			{
-				rc->too_large = true;
-				return reject(conn, rc, method, url, MHD_HTTP_CONTENT_TOO_LARGE,
-							  "Payload Too Large: the request body exceeds --max-body", NULL);
-			}
-		}
-		return MHD_YES;			/* now read the body */
+		*con_cls = rc = new_request(conn, url, method);
+		return rc ? begin_request(conn, rc) : MHD_NO;
 	}
-
-	if (rc->responded)
+	switch (rc->phase)
 	{
-		*upload_data_size = 0;	/* discard whatever still arrives */
-		return MHD_YES;
+		case PHASE_BODY:
+		case PHASE_DISCARD:
+			if (*upload_data_size > 0)
+				return take_chunk(rc, upload_data, upload_data_size);
+			return finish_request(conn, rc);
+		case PHASE_WAITING:
+			return MHD_YES;		/* not called while suspended */
+		case PHASE_DONE:
+			return rc->route == ROUTE_MCP ? answer_mcp(conn, rc) : answer_ready(conn, rc);
+		case PHASE_RESPONDED:
+			break;
 	}
-
-	if (strcmp(url, "/mcp") != 0)
-	{
-		if (*upload_data_size > 0)
-		{
-			*upload_data_size = 0;
-			return MHD_YES;
-		}
-		if (strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0)
-		{
-			if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-			{
-				log_request(rc, method, url, 405, NULL, "method not allowed");
-				return respond(conn, rc, MHD_HTTP_METHOD_NOT_ALLOWED, "{\"status\":\"method not allowed\"}",
-							   NULL, "GET, HEAD", NULL, false);
-			}
-			return serve_probe(conn, rc, method, url);
-		}
-		log_request(rc, method, url, 404, NULL, "no such path");
-		return respond(conn, rc, MHD_HTTP_NOT_FOUND, "not found\n", "text/plain; charset=utf-8",
-					   NULL, NULL, false);
-	}
-
-	if (*upload_data_size > 0)
-	{
-		size_t		n = *upload_data_size;
-
-		*upload_data_size = 0;
-		if (rc->too_large)
-		{
-			/*
-			 * libmicrohttpd 0.9.x cannot queue a response in the middle of
-			 * an upload, so the rest of an oversized chunked body is read
-			 * and dropped (never stored), and 413 follows at its end.  A
-			 * client that keeps sending far beyond the cap is cut off.
-			 */
-			rc->discarded += n;
-			if (rc->discarded > (size_t) gw_cfg.max_body * 8)
-			{
-				log_request(rc, method, url, 413, NULL, "oversized chunked body: connection closed");
-				rc->responded = true;
-				return MHD_NO;
-			}
-			return MHD_YES;
-		}
-		if (n > (size_t) gw_cfg.max_body - rc->len)
-		{
-			rc->too_large = true;
-			rc->discarded = n;
-			free(rc->body);
-			rc->body = NULL;
-			rc->len = rc->cap = 0;
-			return MHD_YES;
-		}
-		if (rc->len + n + 1 > rc->cap)
-		{
-			size_t		cap = rc->cap ? rc->cap : 4096;
-			char	   *grown;
-
-			while (cap < rc->len + n + 1)
-				cap *= 2;
-			if (cap > (size_t) gw_cfg.max_body + 1)
-				cap = (size_t) gw_cfg.max_body + 1;
-			grown = realloc(rc->body, cap);
-			if (grown == NULL)
-				return MHD_NO;
-			rc->body = grown;
-			rc->cap = cap;
-		}
-		memcpy(rc->body + rc->len, upload_data, n);
-		rc->len += n;
-		rc->body[rc->len] = '\0';
-		return MHD_YES;
-	}
-
-	/* the whole body has arrived */
-	if (rc->too_large)
-		return reject(conn, rc, method, url, MHD_HTTP_CONTENT_TOO_LARGE,
-					  "Payload Too Large: the request body exceeds --max-body", NULL);
-	{
-		struct mcp_reply *r = &rc->reply;
-		enum MHD_Result ret;
-
-		if (!rc->job_done)
-		{
-			/* answer from memory if possible; otherwise on a worker */
-			mcp_process(rc->body ? rc->body : "", rc->len, &rc->mh, false, r);
-			if (r->needs_database)
-				return run_blocking(conn, rc, method, url, JOB_MCP);
-		}
-		log_request(rc, method, url, r->http_status, r, NULL);
-		rc->logged = true;
-		ret = respond(conn, rc, r->http_status, r->body, NULL, NULL, r->www_authenticate, r->retry_after);
-		free(r->body);
-		r->body = NULL;
-		return ret;
-	}
+	*upload_data_size = 0;		/* discard whatever still arrives */
+	return MHD_YES;
 }
 
 static void
@@ -730,8 +688,8 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_Re
 	 * before the answer could be sent; the request itself was carried out,
 	 * so it is logged as answered.
 	 */
-	if (rc->job == JOB_MCP && rc->job_done && !rc->logged)
-		log_request(rc, rc->method, rc->url, rc->reply.http_status, &rc->reply, NULL);
+	if (rc->phase == PHASE_DONE && rc->route == ROUTE_MCP)
+		log_request(rc, rc->reply.http_status, &rc->reply, NULL);
 	free(rc->reply.body);
 	free(rc->body);
 	free(rc);
@@ -761,7 +719,7 @@ mhd_logger(void *cls, const char *fmt, va_list ap)
 {
 	char		msg[512];
 	size_t		n;
-	double		now = now_mono();
+	double		now = clock_mono();
 	unsigned long suppressed = 0;
 
 	(void) cls;
@@ -800,19 +758,30 @@ http_start(void)
 	char		host[INET6_ADDRSTRLEN] = "?";
 	unsigned	port = 0;
 	struct log_line line;
+	char		ext[32];
+	struct MHD_OptionItem pool_option[2] = {{MHD_OPTION_END, 0, NULL}, {MHD_OPTION_END, 0, NULL}};
 
 	if (gw_cfg.listen_ipv6)
 		flags |= MHD_USE_IPv6;
-	if (work_start((int) gw_cfg.threads, GW_THREAD_STACK_SIZE) != 0)
+	if (clock_cond_init(&idle_cv) != 0)
+		return -1;
+	if (work_start((int) gw_cfg.max_connections, GW_THREAD_STACK_SIZE) != 0)
 	{
 		log_event(GW_LOG_ERROR, "startup", "cannot allocate the worker threads' table");
 		return -1;
 	}
+	/*
+	 * The logger first: libmicrohttpd writes what it reports while parsing
+	 * earlier options to stderr itself.  One event thread is no pool: the
+	 * option is then left out (1 and 0 are both answered with a warning).
+	 */
+	if (gw_cfg.io_threads_num > 1)
+		pool_option[0] = (struct MHD_OptionItem) {MHD_OPTION_THREAD_POOL_SIZE, (intptr_t) gw_cfg.io_threads_num, NULL};
 	daemon_ = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL,
-							   MHD_OPTION_THREAD_POOL_SIZE, (unsigned int) gw_cfg.io_threads_num,
 							   MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL,
+							   MHD_OPTION_ARRAY, pool_option,
 							   MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &gw_cfg.listen_addr,
-							   MHD_OPTION_CONNECTION_LIMIT, (unsigned int) gw_cfg.threads,
+							   MHD_OPTION_CONNECTION_LIMIT, (unsigned int) gw_cfg.max_connections,
 							   MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int) gw_cfg.max_connections_per_ip,
 							   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) gw_cfg.connection_timeout,
 							   MHD_OPTION_THREAD_STACK_SIZE, (size_t) GW_THREAD_STACK_SIZE,
@@ -838,7 +807,9 @@ http_start(void)
 		log_line_str(&line, "host", host);
 		log_line_int(&line, "port", (long long) port);
 		log_line_str(&line, "version", GW_VERSION);
-		log_line_int(&line, "max_connections", gw_cfg.threads);
+		features_extension_version(ext, sizeof(ext));
+		log_line_str(&line, "extension_version", ext[0] ? ext : "unknown");
+		log_line_int(&line, "max_connections", gw_cfg.max_connections);
 		log_line_int(&line, "io_threads", gw_cfg.io_threads_num);
 		log_line_int(&line, "max_connections_per_ip", gw_cfg.max_connections_per_ip);
 		log_line_str(&line, "auth", gw_cfg.insecure_dev_principal
@@ -878,17 +849,9 @@ http_inflight(void)
 bool
 http_wait_idle(int timeout_ms)
 {
-	struct timespec deadline;
+	struct timespec deadline = clock_deadline(timeout_ms);
 	bool		idle;
 
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += timeout_ms / 1000;
-	deadline.tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L)
-	{
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
 	pthread_mutex_lock(&state_mu);
 	while (inflight > 0)
 		if (pthread_cond_timedwait(&idle_cv, &state_mu, &deadline) == ETIMEDOUT)

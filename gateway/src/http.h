@@ -22,18 +22,4 @@ extern bool http_wait_idle(int timeout_ms);
 /* Stage 2: let the workers finish, then close every connection and stop. */
 extern void http_stop(void);
 
-enum hdr_status
-{
-	HDR_OK = 0,
-	HDR_INVALID,				/* characters outside visible ASCII, SP and HTAB */
-	HDR_BAD_ENCODING			/* =?base64?...?= that is not base64 of UTF-8 text */
-};
-
-/*
- * A request header value as the application sees it: optional whitespace
- * trimmed, characters checked and, when allow_base64, the sentinel form
- * =?base64?...?= decoded.  *out is malloc'd on HDR_OK.
- */
-extern enum hdr_status http_header_value(const char *raw, bool allow_base64, char **out);
-
 #endif							/* GW_HTTP_H */

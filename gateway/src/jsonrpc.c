@@ -15,6 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
+#include "version.h"
+
+#define META_SERVER_INFO	"io.modelcontextprotocol/serverInfo"
+
 /* ---------- strict scanner ---------- */
 
 struct scan
@@ -74,50 +79,6 @@ read_u4(struct scan *s, unsigned *out)
 	s->p += 4;
 	*out = v;
 	return true;
-}
-
-/*
- * Length of the valid multi-byte UTF-8 sequence at p (first byte >= 0x80,
- * avail bytes readable), or 0 when it is invalid: overlong forms, UTF-16
- * surrogates, code points above U+10FFFF and truncated sequences are all
- * invalid (RFC 3629).  Shared with the header checks in http.c.
- */
-size_t
-utf8_sequence_length(const unsigned char *p, size_t avail)
-{
-	unsigned char c = p[0];
-	size_t		n;
-	unsigned char lo = 0x80,
-				hi = 0xBF;
-
-	if (c >= 0xC2 && c <= 0xDF)
-		n = 1;
-	else if (c >= 0xE0 && c <= 0xEF)
-	{
-		n = 2;
-		if (c == 0xE0)
-			lo = 0xA0;			/* overlong */
-		if (c == 0xED)
-			hi = 0x9F;			/* UTF-16 surrogates */
-	}
-	else if (c >= 0xF0 && c <= 0xF4)
-	{
-		n = 3;
-		if (c == 0xF0)
-			lo = 0x90;			/* overlong */
-		if (c == 0xF4)
-			hi = 0x8F;			/* above U+10FFFF */
-	}
-	else
-		return 0;
-	if (avail < n + 1)
-		return 0;
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i <= n; i++)
-		if (p[i] < 0x80 || p[i] > 0xBF)
-			return 0;
-	return n + 1;
 }
 
 /* one UTF-8 sequence starting at a byte >= 0x80 */
@@ -526,4 +487,22 @@ jsonrpc_id_text(json_object *id)
 	if (json_object_is_type(id, json_type_string))
 		return strndup(json_object_get_string(id), (size_t) json_object_get_string_len(id));
 	return strdup(json_object_to_json_string_ext(id, JSON_C_TO_STRING_PLAIN));
+}
+
+void
+jsonrpc_add_server_info(json_object *result)
+{
+	json_object *meta;
+	json_object *info = json_object_new_object();
+
+	json_object_object_add(info, "name", json_object_new_string(GW_SERVER_NAME));
+	json_object_object_add(info, "version", json_object_new_string(GW_VERSION));
+	if (!json_object_object_get_ex(result, "_meta", &meta) || !json_object_is_type(meta, json_type_object))
+	{
+		meta = json_object_new_object();
+		json_object_object_add(result, "_meta", meta);
+	}
+	json_object_object_add(meta, META_SERVER_INFO, info);
+	if (!json_object_object_get_ex(result, "resultType", NULL))
+		json_object_object_add(result, "resultType", json_object_new_string("complete"));
 }

@@ -58,10 +58,14 @@ extern char *jsonrpc_serialize(json_object *o);
 /* The id as the text call_tool expects: "7" for 7, abc for "abc"; malloc'd. */
 extern char *jsonrpc_id_text(json_object *id);
 
+/*
+ * An MCP result as the gateway sends it: _meta["io.modelcontextprotocol/
+ * serverInfo"] added (any other _meta kept) and resultType "complete" when
+ * the result has none.
+ */
+extern void jsonrpc_add_server_info(json_object *result);
+
 /* true when o is a string equal to s */
 extern bool json_string_equals(json_object *o, const char *s);
-
-/* Length of the valid UTF-8 sequence at p (first byte >= 0x80), 0 if invalid. */
-extern size_t utf8_sequence_length(const unsigned char *p, size_t avail);
 
 #endif							/* GW_JSONRPC_H */

@@ -9,7 +9,7 @@
  * threads start and only read afterwards.
  */
 #include "log.h"
-#include "jsonrpc.h"			/* utf8_sequence_length() */
+#include "text.h"
 
 #include <errno.h>
 #include <limits.h>

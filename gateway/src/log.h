@@ -8,7 +8,7 @@
 #define GW_LOG_H
 
 #include <stdbool.h>
-#include <string.h>
+#include <stddef.h>
 
 enum gw_log_level
 {
@@ -57,28 +57,5 @@ extern void log_line_int(struct log_line *l, const char *key, long long value);
 extern void log_line_raw_number(struct log_line *l, const char *key, const char *text);
 extern void log_line_bool(struct log_line *l, const char *key, bool value);
 extern void log_line_end(struct log_line *l);
-
-/*
- * Copy src into dst[n], truncating; always NUL-terminated.  A cut never
- * splits a UTF-8 sequence (the partial character is dropped), so valid UTF-8
- * stays valid and the JSON log line it ends up in stays valid too.
- */
-static inline void
-str_copy(char *dst, size_t n, const char *src)
-{
-	size_t		len = src ? strlen(src) : 0;
-
-	if (n == 0)
-		return;
-	if (len >= n)
-	{
-		len = n - 1;
-		while (len > 0 && ((unsigned char) src[len] & 0xC0) == 0x80)
-			len--;
-	}
-	if (len)
-		memcpy(dst, src, len);
-	dst[len] = '\0';
-}
 
 #endif							/* GW_LOG_H */

@@ -16,6 +16,8 @@
  *   3. close all HTTP connections, join their threads, close the pool, exit 0.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +27,7 @@
 #include "db.h"
 #include "http.h"
 #include "log.h"
-#include "mcp.h"
+#include "extension.h"
 #include "tokencache.h"
 
 static int
@@ -50,15 +52,86 @@ wait_signal(const sigset_t *set, int timeout_ms)
 	}
 }
 
+/* the database at startup: not fatal, the gateway serves 503 until it is reachable */
+static void
+probe_database(void)
+{
+	struct db_error err = {0};
+
+	if (!db_ping((int) gw_cfg.pool_acquire_timeout_ms, &err))
+	{
+		log_event(GW_LOG_WARN, "db_not_ready", "database not reachable yet: %s", err.message);
+		return;
+	}
+	log_event(GW_LOG_INFO, "db_ready", "database reachable");
+	(void) features_ensure(&err);	/* logs extension_ready or extension_incompatible */
+}
+
+/* everything before the first request; 0 on success */
+static int
+start(void)
+{
+	if (db_init() != 0)
+	{
+		log_event(GW_LOG_ERROR, "startup", "cannot initialise the connection pool");
+		return -1;
+	}
+	if (gw_cfg.insecure_dev_principal)
+		log_event(GW_LOG_WARN, "insecure_dev_principal",
+				  "authentication is OFF: every request acts as principal \"%s\" (development only)",
+				  gw_cfg.insecure_dev_principal);
+	probe_database();
+	if (tokencache_start() != 0)
+	{
+		log_event(GW_LOG_ERROR, "startup", "cannot start the token cache listener");
+		return -1;
+	}
+	if (http_start() != 0)
+	{
+		tokencache_stop();
+		db_close();
+		return -1;
+	}
+	return 0;
+}
+
+/* stages 1 and 2: stop accepting, wait for in-flight requests; true when all finished */
+static bool
+drain(const sigset_t *set, int sig)
+{
+	double		waited = 0;
+	bool		idle;
+
+	log_event(GW_LOG_INFO, "draining", "received signal %d: no new connections, draining %d in-flight request(s) for up to %ld ms",
+			  sig, http_inflight(), gw_cfg.drain_timeout_ms);
+	http_begin_drain();
+	while (!(idle = http_wait_idle(0)) && waited < (double) gw_cfg.drain_timeout_ms)
+	{
+		int			step = 50;
+
+		if (wait_signal(set, step) != 0)
+		{
+			log_event(GW_LOG_WARN, "drain_interrupted", "second signal: stopping without waiting further");
+			break;
+		}
+		waited += step;
+	}
+	if (!idle && !(idle = http_wait_idle(0)))
+	{
+		log_event(GW_LOG_WARN, "drain_deadline", "%d request(s) still running: cancelling their statements",
+				  http_inflight());
+		db_shutdown_begin();
+		idle = http_wait_idle(2000);
+	}
+	return idle;
+}
+
 int
 main(int argc, char **argv)
 {
 	sigset_t	set;
 	int			rc;
-	int			sig;
-	struct db_error err = {0};
-	double		waited = 0;
-	bool		idle = false;
+	bool		idle;
 
 	rc = config_load(argc, argv);
 	if (rc != 0)
@@ -74,62 +147,16 @@ main(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
-	if (db_init() != 0)
-	{
-		log_event(GW_LOG_ERROR, "startup", "cannot initialise the connection pool");
+	if (start() != 0)
 		return 1;
-	}
-	if (gw_cfg.insecure_dev_principal)
-		log_event(GW_LOG_WARN, "insecure_dev_principal",
-				  "authentication is OFF: every request acts as principal \"%s\" (development only)",
-				  gw_cfg.insecure_dev_principal);
+	idle = drain(&set, wait_signal(&set, -1));
 
-	/* not fatal: the gateway serves 503 until the database is reachable */
-	if (db_ping((int) gw_cfg.pool_acquire_timeout_ms, &err))
-		log_event(GW_LOG_INFO, "db_ready", "database reachable");
-	else
-		log_event(GW_LOG_WARN, "db_not_ready", "database not reachable yet: %s", err.message);
-
-	if (tokencache_start() != 0)
-	{
-		log_event(GW_LOG_ERROR, "startup", "cannot start the token cache listener");
-		return 1;
-	}
-	if (http_start() != 0)
-	{
-		tokencache_stop();
-		db_close();
-		return 1;
-	}
-
-	sig = wait_signal(&set, -1);
-	log_event(GW_LOG_INFO, "draining", "received signal %d: no new connections, draining %d in-flight request(s) for up to %ld ms",
-			  sig, http_inflight(), gw_cfg.drain_timeout_ms);
-	http_begin_drain();
-
-	while (!(idle = http_wait_idle(0)) && waited < (double) gw_cfg.drain_timeout_ms)
-	{
-		int			step = 50;
-
-		if (wait_signal(&set, step) != 0)
-		{
-			log_event(GW_LOG_WARN, "drain_interrupted", "second signal: stopping without waiting further");
-			break;
-		}
-		waited += step;
-	}
-	if (!idle && !(idle = http_wait_idle(0)))
-	{
-		log_event(GW_LOG_WARN, "drain_deadline", "%d request(s) still running: cancelling their statements",
-				  http_inflight());
-		db_shutdown_begin();
-		idle = http_wait_idle(2000);
-	}
+	/* stage 3 */
 	db_shutdown_begin();
 	http_stop();
 	tokencache_stop();
 	db_close();
-	mcp_shutdown();
+	features_shutdown();
 	log_event(GW_LOG_INFO, "stopped", "shutdown complete%s", idle ? "" : " (some requests were cut off)");
 	config_free();
 	return 0;

@@ -1,7 +1,7 @@
 /*
  * mcp.h
  *		MCP 2026-07-28 over one POST body: envelope checks in protocol order,
- *		authentication and method dispatch.
+ *		authentication and dispatch (docs/contract.md).
  */
 #ifndef GW_MCP_H
 #define GW_MCP_H
@@ -9,18 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* the request headers MCP looks at (first value and number of occurrences) */
-struct mcp_headers
-{
-	const char *protocol_version;
-	int			n_protocol_version;
-	const char *method;
-	int			n_method;
-	const char *name;
-	int			n_name;
-	const char *authorization;
-	int			n_authorization;
-};
+#include "headers.h"
 
 struct mcp_reply
 {
@@ -51,7 +40,5 @@ struct mcp_reply
  */
 extern void mcp_process(const char *body, size_t len, const struct mcp_headers *h,
 						bool may_block, struct mcp_reply *r);
-
-extern void mcp_shutdown(void);
 
 #endif							/* GW_MCP_H */

@@ -7,10 +7,10 @@
  * the token, for an answer that is the same for every caller.  With it, a
  * token the database accepted is trusted for those two methods until the
  * first of: --auth-cache-ms passes, the tokens table changes (the extension
- * notifies TOKENCACHE_CHANNEL from a statement trigger on it, so
+ * notifies features().tokenChannel from a statement trigger on it, so
  * revoke_token, an UPDATE of expires_at or a DELETE all count), or the
  * listener connection is lost.  Nothing is trusted while no LISTEN is in
- * place, so a notification can only be missed on a connection that died
+ * place (nor ever when features() names no tokenChannel), so a notification can only be missed on a connection that died
  * silently, and then only for the TTL.
  *
  * Invalidation is an epoch counter rather than a sweep of the table: an
@@ -37,9 +37,12 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include "clock.h"
 #include "config.h"
 #include "db.h"
+#include "extension.h"
 #include "log.h"
+#include "text.h"
 
 #define CACHE_SLOTS			256
 #define DIGEST_LEN			32
@@ -64,15 +67,7 @@ static EVP_MD *sha256;			/* set before the listener starts, then read-only */
 static pthread_t listener;
 static bool listener_started;	/* only main() touches it */
 static int	stop_pipe[2] = {-1, -1};	/* written once by tokencache_stop() */
-
-static int64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+static char listening_on[64];	/* the channel; only the listener thread touches it */
 
 static bool
 digest_of(const char *token, unsigned char out[DIGEST_LEN])
@@ -107,7 +102,7 @@ tokencache_lookup(const char *token, uint64_t *epoch)
 	pthread_mutex_lock(&cache_lock);
 	if (cache_listening)
 	{
-		hit = e->epoch == cache_epoch && now_ns() < e->expires_ns &&
+		hit = e->epoch == cache_epoch && clock_mono_ns() < e->expires_ns &&
 			CRYPTO_memcmp(e->digest, d, DIGEST_LEN) == 0;
 		*epoch = cache_epoch;
 	}
@@ -129,7 +124,7 @@ tokencache_store(const char *token, uint64_t epoch)
 	{
 		memcpy(e->digest, d, DIGEST_LEN);
 		e->epoch = epoch;
-		e->expires_ns = now_ns() + (int64_t) gw_cfg.auth_cache_ms * 1000000;
+		e->expires_ns = clock_mono_ns() + (int64_t) gw_cfg.auth_cache_ms * 1000000;
 	}
 	pthread_mutex_unlock(&cache_lock);
 }
@@ -144,52 +139,53 @@ wait_for_stop(int ms)
 }
 
 /*
- * Does the database notify token changes?  mcp_notes 1.0 had no trigger: a
- * gateway in front of it must not trust a cache nobody invalidates.
+ * The channel the database notifies token changes on: features().tokenChannel.
+ * An extension that names none (or has not been read yet) gets no cache.
  */
-#define NOTIFIES_SQL \
-	"SELECT pg_catalog.count(*) FROM pg_catalog.pg_trigger " \
-	"WHERE tgrelid = pg_catalog.to_regclass('mcp_notes.tokens') " \
-	"AND tgname = 'tokens_changed' AND tgenabled <> 'D'"
+static const char *
+token_channel(void)
+{
+	static bool warned;			/* only the listener thread runs this */
+	struct db_error err = {0};
+	const char *channel;
+
+	if (features_ensure(&err) != OUT_OK)
+		return NULL;
+	channel = features_token_channel();
+	if (channel == NULL && !warned)
+		log_event(GW_LOG_WARN, "auth_cache_off",
+				  "the extension's features() names no tokenChannel: every token goes to the database");
+	warned = channel == NULL;
+	return channel;
+}
 
 static PGconn *
 subscribe(void)
 {
-	static bool warned_no_trigger;	/* only the listener thread runs this */
+	const char *channel = token_channel();
 	struct db_error err = {0};
-	PGconn	   *pg = db_connect_dedicated(&err);
+	PGconn	   *pg;
 	PGresult   *res;
+	char	   *ident;
+	char		sql[200];
 	bool		ok;
 
-	if (pg == NULL)
+	if (channel == NULL || (pg = db_connect_dedicated(&err)) == NULL)
 		return NULL;
-	res = PQexec(pg, NOTIFIES_SQL);
-	ok = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 &&
-		strcmp(PQgetvalue(res, 0, 0), "1") == 0;
-	PQclear(res);
-	if (!ok)
-	{
-		if (!warned_no_trigger)
-			log_event(GW_LOG_WARN, "auth_cache_off",
-					  "the database does not notify token changes (mcp_notes older than 1.1? "
-					  "ALTER EXTENSION mcp_notes UPDATE): every token goes to the database");
-		warned_no_trigger = true;
-		PQfinish(pg);
-		return NULL;
-	}
-	warned_no_trigger = false;
-
-	res = PQexec(pg, "LISTEN " TOKENCACHE_CHANNEL);
+	ident = PQescapeIdentifier(pg, channel, strlen(channel));
+	snprintf(sql, sizeof(sql), "LISTEN %s", ident ? ident : "\"\"");
+	PQfreemem(ident);
+	res = PQexec(pg, sql);
 	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
 	if (!ok)
-		log_event(GW_LOG_WARN, "auth_cache_off", "LISTEN " TOKENCACHE_CHANNEL " failed: %s",
-				  PQresultErrorMessage(res));
+		log_event(GW_LOG_WARN, "auth_cache_off", "LISTEN %s failed: %s", channel, PQresultErrorMessage(res));
 	PQclear(res);
 	if (!ok)
 	{
 		PQfinish(pg);
 		return NULL;
 	}
+	str_copy(listening_on, sizeof(listening_on), channel);
 	return pg;
 }
 
@@ -220,7 +216,7 @@ listener_main(void *arg)
 			new_epoch(true);
 			log_event(GW_LOG_INFO, "auth_cache_on",
 					  "listening on %s: accepted tokens are reused for tools/list and server/discover for up to %ld ms",
-					  TOKENCACHE_CHANNEL, gw_cfg.auth_cache_ms);
+					  listening_on, gw_cfg.auth_cache_ms);
 		}
 
 		pfd[0] = (struct pollfd) {PQsocket(pg), POLLIN, 0};
@@ -238,7 +234,7 @@ listener_main(void *arg)
 			new_epoch(false);
 			log_event(GW_LOG_WARN, "auth_cache_off",
 					  "lost the %s listener connection: every token goes to the database until it is back",
-					  TOKENCACHE_CHANNEL);
+					  listening_on);
 			PQfinish(pg);
 			pg = NULL;
 			continue;

@@ -6,8 +6,8 @@
  * tools/call never consults it: its token is checked inside call_tool(), in
  * the transaction that acts.  The cache holds SHA-256 digests, never tokens,
  * and only acceptances (an unknown token always goes to the database).  It
- * is trusted only while a LISTEN connection is subscribed to the database's
- * token-change notifications; any change to the tokens table, and any loss of
+ * is trusted only while a LISTEN connection is subscribed to the channel
+ * features().tokenChannel names (no channel, no cache); any change to the tokens table, and any loss of
  * that connection, forgets every entry.  Entries also expire after
  * --auth-cache-ms, which bounds what a missed notification can cost.
  * docs/security.md says why this is safe.
@@ -17,9 +17,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-
-/* the channel the extension notifies on every change to mcp_notes.tokens */
-#define TOKENCACHE_CHANNEL "mcp_notes_tokens"
 
 /* Start the listener thread (no-op when --auth-cache-ms is 0). 0 = ok. */
 extern int	tokencache_start(void);

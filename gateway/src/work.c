@@ -8,7 +8,7 @@
  * threads are idle, up to the maximum; a thread idle for WORK_IDLE_EXIT_S
  * seconds exits, so a burst's threads (and their stacks) do not stay.  Jobs
  * are a FIFO list under one mutex; idle threads wait on a condition
- * variable.  Threads are detached; work_stop() waits for the count of live
+ * variable (CLOCK_MONOTONIC).  Threads are detached; work_stop() waits for the count of live
  * ones to reach zero.
  */
 #include <errno.h>
@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "clock.h"
 #include "work.h"
 
 #define WORK_IDLE_EXIT_S	5
@@ -42,8 +43,7 @@ static struct
 	int			running;		/* jobs being run */
 	size_t		stack_size;
 	bool		stopping;
-}			pool = {.mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
-	.changed = PTHREAD_COND_INITIALIZER};
+}			pool = {.mu = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER};	/* wake: work_start() */
 
 static void *
 worker_main(void *unused)
@@ -57,10 +57,8 @@ worker_main(void *unused)
 
 		while (pool.head == NULL && !pool.stopping && !timed_out)
 		{
-			struct timespec until;
+			struct timespec until = clock_deadline(WORK_IDLE_EXIT_S * 1000L);
 
-			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_sec += WORK_IDLE_EXIT_S;
 			pool.idle++;
 			timed_out = pthread_cond_timedwait(&pool.wake, &pool.mu, &until) == ETIMEDOUT;
 			pool.idle--;
@@ -93,7 +91,7 @@ work_start(int max_threads, size_t stack_size)
 {
 	pool.max = max_threads;
 	pool.stack_size = stack_size;
-	return 0;
+	return clock_cond_init(&pool.wake) == 0 ? 0 : -1;	/* idle timeouts on the monotonic clock */
 }
 
 /* Start one more thread; pool.mu held.  False if it could not be started. */

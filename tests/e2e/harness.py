@@ -64,7 +64,7 @@ def psql(sql, dbname=None, check=True):
 class Database:
     """A fresh database with the extension, a gateway role and seed data."""
 
-    def __init__(self, label, dev=False):
+    def __init__(self, label, dev=False, version=None):
         require_environment()
         suffix = secrets.token_hex(4)
         self.name = f"mcpn_e2e_{label}_{suffix}"
@@ -72,7 +72,7 @@ class Database:
         self.password = secrets.token_urlsafe(18)
         psql(f"CREATE DATABASE {self.name}")
         try:
-            self.sql("CREATE EXTENSION mcp_notes")
+            self.sql("CREATE EXTENSION mcp_notes" + (f" VERSION {lit(version)}" if version else ""))
             psql(f"CREATE ROLE {self.role} LOGIN PASSWORD {lit(self.password)}")
             fn = "grant_dev_gateway" if dev else "grant_gateway"
             self.sql(f"SELECT mcp_notes.{fn}({lit(self.role)})")
@@ -141,18 +141,20 @@ def meta(caps=None, version=PROTOCOL_VERSION, client_info=True):
 class Gateway:
     """One mcp-notes-gateway process on a free loopback port."""
 
-    def __init__(self, conninfo, *args, gateway_id=None, env=None, listen="127.0.0.1:0"):
+    def __init__(self, conninfo, *args, gateway_id=None, env=None, listen="127.0.0.1:0", binary=None,
+                 wait_healthy=True):
         require_environment()
         self.log_file = tempfile.NamedTemporaryFile(prefix="mcp-notes-gw-", suffix=".log", delete=False)
         self.gateway_id = gateway_id or f"e2e-{secrets.token_hex(3)}"
-        cmd = [str(GATEWAY), "--listen", listen, "--db", conninfo, "--gateway-id", self.gateway_id, *args]
+        cmd = [str(binary or GATEWAY), "--listen", listen, "--db", conninfo, "--gateway-id", self.gateway_id, *args]
         full_env = dict(os.environ)
         full_env.update(env or {})
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=self.log_file, env=full_env)
         try:
             self.port = self._wait_port()
-            self._wait_healthy()
+            if wait_healthy:
+                self._wait_healthy()
         except Exception:
             self.cleanup()
             raise

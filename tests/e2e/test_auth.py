@@ -167,13 +167,18 @@ class TokenCacheTest(GatewayTestCase):
         self.assertNotEqual(self.listener_pids(gw), pid)
         self.assertGreater(self.elapsed_under_lock(gw, "tools/list", self.token), self.WAITED)
 
-    def test_no_cache_when_the_database_does_not_notify(self):
-        # as in front of mcp_notes 1.0, which had no tokens_changed trigger
-        self.db.sql("ALTER TABLE mcp_notes.tokens DISABLE TRIGGER tokens_changed")
-        self.addCleanup(self.db.sql, "ALTER TABLE mcp_notes.tokens ENABLE TRIGGER tokens_changed")
+    def test_no_cache_when_features_names_no_token_channel(self):
+        # contract 2: the gateway trusts its token cache only when features()
+        # names the channel the database notifies token changes on
+        self.db.sql("ALTER FUNCTION mcp_notes.features() RENAME TO features_real")
+        self.addCleanup(self.db.sql, "ALTER FUNCTION mcp_notes.features_real() RENAME TO features")
+        self.db.sql("CREATE FUNCTION mcp_notes.features() RETURNS jsonb LANGUAGE sql SECURITY DEFINER "
+                    "AS $$ SELECT mcp_notes.features_real() - 'tokenChannel' $$")
+        self.addCleanup(self.db.sql, "DROP FUNCTION mcp_notes.features()")
+        self.db.sql(f"GRANT EXECUTE ON FUNCTION mcp_notes.features() TO {self.db.role}")
         gw = self.start_gateway("--auth-cache-ms", "60000")
         self.assertTrue(wait_until(lambda: "auth_cache_off" in self.events(gw), 10), gw.log())
-        self.assertIn("does not notify token changes", gw.log())
+        self.assertIn("names no tokenChannel", gw.log())
         self.assertEqual(gw.rpc("tools/list", token=self.token).status, 200)
         self.assertGreater(self.elapsed_under_lock(gw, "tools/list", self.token), self.WAITED)
         self.assertEqual(self.listener_pids(gw), "")

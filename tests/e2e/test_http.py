@@ -36,6 +36,8 @@ class HttpTest(GatewayTestCase):
         r = self.gw.get("/readyz")
         self.assertEqual(r.status, 200, r)
         self.assertEqual(r.json["status"], "ready")
+        self.assertIsInstance(r.json["gateway"], str)
+        self.assertEqual(r.json["extension"], "1.2")
 
     def test_other_http_methods_get_405_with_allow(self):
         for method in ("GET", "DELETE", "PUT", "PATCH", "OPTIONS"):

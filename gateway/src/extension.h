@@ -1,0 +1,53 @@
+/*
+ * extension.h
+ *		What the database's extension serves: mcp_notes.features(), read once
+ *		per process (docs/contract.md).  Until it has been read, nothing that
+ *		depends on it (the method check, the public results, server/discover,
+ *		the token cache) is answered from memory.
+ *
+ * Thread safety: the state is guarded by a mutex; once it is FEATURES_OK the
+ * values never change until features_shutdown(), so the strings returned
+ * below stay valid and need no lock.
+ */
+#ifndef GW_EXTENSION_H
+#define GW_EXTENSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "db.h"
+
+/* true once a compatible features() has been read (never blocks) */
+extern bool features_ready(void);
+
+/*
+ * Read features() unless it has been read: OUT_OK, the database failure
+ * (OUT_DATABASE_UNAVAILABLE, ...), or OUT_INCOMPATIBLE_EXTENSION with
+ * err->message saying what was found and what is needed.  A failed read is
+ * tried again by the next caller (an incompatible extension at most once a
+ * second, so an ALTER EXTENSION ... UPDATE is noticed without a restart).
+ * May block on the database.
+ */
+extern enum outcome_kind features_ensure(struct db_error *err);
+
+/* method is server/discover or in features().methods (features_ready() only) */
+extern bool features_method_known(const char *method);
+
+/*
+ * The serialized result for a features().publicResults method (with
+ * resultType and _meta.serverInfo), or NULL when method has none.
+ */
+extern const char *features_public_result(const char *method);
+
+/* The serialized server/discover result. */
+extern const char *features_discover_result(void);
+
+/* features().tokenChannel, or NULL when absent or not read yet */
+extern const char *features_token_channel(void);
+
+/* the extension version found into buf[n] ("" until known) */
+extern void features_extension_version(char *buf, size_t n);
+
+extern void features_shutdown(void);
+
+#endif							/* GW_EXTENSION_H */

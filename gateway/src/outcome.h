@@ -1,0 +1,68 @@
+/*
+ * outcome.h
+ *		The one outcome table: every way a request can end, whether the
+ *		gateway, the extension (an outcome object's error.kind) or a SQLSTATE
+ *		decided it, and what each becomes on the wire (HTTP status, JSON-RPC
+ *		code, Retry-After, WWW-Authenticate).  docs/gateway.md prints it.
+ */
+#ifndef GW_OUTCOME_H
+#define GW_OUTCOME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum outcome_kind
+{
+	OUT_OK = 0,					/* a result */
+	/* the envelope (gateway) */
+	OUT_PARSE_ERROR,
+	OUT_INVALID_REQUEST,
+	OUT_INVALID_META,
+	OUT_HEADER_MISMATCH,
+	OUT_UNSUPPORTED_VERSION,
+	OUT_METHOD_NOT_FOUND,
+	OUT_CREDENTIALS_MISSING,	/* no Authorization header */
+	/* the extension may return these (error.kind) */
+	OUT_UNAUTHENTICATED,
+	OUT_INVALID_PARAMS,
+	OUT_MISSING_CAPABILITY,
+	/* the database connection (SQLSTATE, pool) */
+	OUT_DATABASE_UNAVAILABLE,
+	OUT_DATABASE_BUSY,
+	OUT_RETRIES_EXHAUSTED,
+	OUT_SHUTTING_DOWN,
+	OUT_STATEMENT_TIMEOUT,
+	OUT_INCOMPATIBLE_EXTENSION,
+	OUT_INTERNAL,
+	N_OUTCOMES
+};
+
+struct outcome
+{
+	const char *kind;			/* the name, as error.kind spells it */
+	unsigned	http_status;
+	int			rpc_code;
+	bool		retry_after;	/* add Retry-After: 1 */
+	const char *www_authenticate;	/* NULL = none */
+	const char *message;		/* the client's message when the caller has none */
+	bool		extension_kind; /* handle() may return it */
+};
+
+extern const struct outcome *outcome_of(enum outcome_kind kind);
+
+/* A kind handle() may return, by name; OUT_INTERNAL for any other name. */
+extern enum outcome_kind outcome_from_extension(const char *kind, bool *known);
+
+/*
+ * A failed statement, by SQLSTATE (NULL when libpq has none): *retry is set
+ * for 40001/40P01, which guarantee a rollback and are run again.
+ * connection_ok: PQstatus after the failure; closing: the pool is shutting
+ * down (a cancelled statement is then shutting_down, not a timeout).
+ */
+extern enum outcome_kind outcome_from_sqlstate(const char *sqlstate, bool connection_ok,
+											   bool closing, bool *retry);
+
+/* The client's message of a database-side outcome into buf (retries_exhausted names the attempts). */
+extern const char *outcome_message(enum outcome_kind kind, char *buf, size_t n);
+
+#endif							/* GW_OUTCOME_H */

@@ -1,0 +1,107 @@
+"""An upgrade must not break a running fleet mid-rollout.
+
+- The PREVIOUS gateway (the last released commit, 9a4f2c5, built from git)
+  runs a whole notes_delete flow against extension 1.2: 1.2 keeps the 1.1
+  entry points (call_tool, tool_descriptors) with their 1.1 answers.
+- THIS gateway in front of an extension that is still 1.1 refuses clearly:
+  /readyz 503, one log line naming what it found and what it needs, and 503
+  -32603 for requests; after ALTER EXTENSION mcp_notes UPDATE it serves
+  without a restart.
+"""
+import pathlib
+import shutil
+import subprocess
+import tempfile
+
+from .harness import (ROOT, WORKSPACE, Database, Gateway, GatewayTestCase, accept, form_of,
+                      require_environment, unique_title, wait_until)
+
+PREVIOUS_RELEASE = "9a4f2c5"
+
+
+def build_previous_gateway(tmp):
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", PREVIOUS_RELEASE, "gateway"],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
+    subprocess.run(["make", "-s", "-C", str(tmp / "gateway")], check=True, capture_output=True, text=True)
+    return tmp / "gateway" / "mcp-notes-gateway"
+
+
+class PreviousGatewayTest(GatewayTestCase):
+    """The released gateway against extension 1.2."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.tmp = pathlib.Path(tempfile.mkdtemp(prefix="mcp-notes-prev-gw-"))
+        cls.addClassCleanup(shutil.rmtree, cls.tmp, True)
+        cls.binary = build_previous_gateway(cls.tmp)
+        cls.gw = cls.start_class_gateway(binary=cls.binary)
+
+    def test_extension_is_1_2(self):
+        self.assertEqual(self.db.sql("SELECT extversion FROM pg_extension WHERE extname = 'mcp_notes'"), "1.2")
+
+    def test_previous_gateway_is_the_release(self):
+        listening = [l for l in self.gw.log_lines() if l.get("event") == "listening"][0]
+        self.assertEqual(listening["version"], "1.0.0")
+
+    def test_full_delete_flow(self):
+        self.assertEqual(self.gw.get("/readyz").status, 200)
+        tools = self.assertResult(self.gw.rpc("tools/list", id=1, token=self.token), id=1)["tools"]
+        self.assertIn("notes_delete", [t["name"] for t in tools])
+        title = unique_title()
+        note = self.db.add_note(f"{WORKSPACE}/compat-{title[-12:]}.md", title)
+        first = self.gw.call_delete(self.token, WORKSPACE, title, id=2)
+        self.assertResult(first, id=2, result_type="input_required")
+        state, ids = form_of(first)
+        self.assertEqual(ids, [note])
+        done = self.gw.call_delete(self.token, WORKSPACE, title, id=3, responses=accept(note), state=state)
+        self.assertEqual(self.assertResult(done, id=3)["structuredContent"]["deleted"], True)
+        self.assertFalse(self.db.note_exists(note))
+        replay = self.gw.call_delete(self.token, WORKSPACE, title, id=4, responses=accept(note), state=state)
+        self.assertRpcError(replay, -32602, 200, id=4)
+        self.assertEqual(replay.error["data"]["reason"], "state_already_used")
+
+
+class NewGatewayOldExtensionTest(GatewayTestCase):
+    """This gateway against extension 1.1: a clear refusal, then an upgrade."""
+
+    @classmethod
+    def setUpClass(cls):
+        require_environment()
+        cls.db = Database("compat11", version="1.1")
+        cls.addClassCleanup(cls.db.drop)
+        cls.token = cls.db.issue_token()
+
+    def test_refuses_then_serves_after_the_upgrade(self):
+        self.assertEqual(self.db.sql("SELECT extversion FROM pg_extension WHERE extname = 'mcp_notes'"), "1.1")
+        gw = self.start_gateway()
+        ready = gw.get("/readyz")
+        self.assertEqual(ready.status, 503, ready)
+        self.assertEqual(ready.json["status"], "unavailable")
+        self.assertEqual(ready.json["reason"], "incompatible extension")
+        self.assertEqual(ready.json["extension"], "1.1")
+        self.assertIsInstance(ready.json["gateway"], str)
+
+        lines = [l for l in gw.log_lines() if l.get("event") == "extension_incompatible"]
+        self.assertEqual(len(lines), 1, gw.log())
+        self.assertEqual(lines[0]["level"], "error")
+        self.assertIn("mcp_notes 1.1", lines[0]["found"])
+        self.assertEqual(lines[0]["needed_contract"], 2)
+        self.assertIn("ALTER EXTENSION mcp_notes UPDATE", lines[0]["msg"])
+
+        for method, params in (("tools/list", None), ("server/discover", None),
+                               ("tools/call", {"name": "notes_delete", "arguments": {}})):
+            with self.subTest(method=method):
+                r = gw.rpc(method, params, id=7, token=self.token)
+                self.assertRpcError(r, -32603, 503, id=7)
+                self.assertIn("ALTER EXTENSION mcp_notes UPDATE", r.error["message"])
+                self.assertEqual(r.headers.get("retry-after"), "1")
+        # refused requests do not repeat the log line
+        self.assertEqual(len([l for l in gw.log_lines() if l.get("event") == "extension_incompatible"]), 1)
+
+        self.db.sql("ALTER EXTENSION mcp_notes UPDATE")
+        self.assertTrue(wait_until(lambda: gw.get("/readyz").status == 200, 10), gw.log())
+        self.assertEqual(gw.get("/readyz").json["extension"], "1.2")
+        self.assertResult(gw.rpc("tools/list", id=8, token=self.token), id=8)
+        self.assertIn("extension_ready", [l.get("event") for l in gw.log_lines()])
