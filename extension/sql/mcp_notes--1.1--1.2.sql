@@ -475,19 +475,17 @@ $$;
 COMMENT ON FUNCTION _tools_list_result() IS
 'Internal: the tools/list result, the same for every caller (features() publishes it as a public result)';
 
--- One page: any member of params (what is left once the gateway removed
--- _meta) is refused, a cursor with the words the 1.1 gateway used.
+-- One page: a cursor (other than JSON null) is refused with the words the
+-- 1.1 gateway used; members this method does not know are ignored, as MCP
+-- asks of a receiver.
 CREATE FUNCTION _tools_list(principal text, request jsonb) RETURNS jsonb
 LANGUAGE plpgsql STABLE
 SET search_path = mcp_notes, pg_temp
 AS $$
 BEGIN
-    IF request -> 'params' ? 'cursor' THEN
+    IF request -> 'params' -> 'cursor' IS DISTINCT FROM 'null'::jsonb
+       AND request -> 'params' ? 'cursor' THEN
         RETURN _invalid_params('invalid_params', 'Invalid params: unknown cursor (tools/list has one page)');
-    END IF;
-    IF request -> 'params' <> '{}' THEN
-        RETURN _invalid_params('invalid_params',
-            'Invalid params: tools/list takes no params besides _meta (tools/list has one page)');
     END IF;
     RETURN jsonb_build_object('result', _tools_list_result());
 END;

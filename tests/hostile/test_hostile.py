@@ -365,7 +365,11 @@ row("number_1e999_in_params", OK)(lambda c: send(c, list_with(c, b"1e999")))
 row("number_1e999_as_title", state_error("invalid_arguments"))(lambda c: send(c, *call_with_title(c, b"1e999")))
 # jsonb's numeric overflows beyond 1e131071: SQLSTATE 22003, class 22 -> -32602, HTTP 200, no data.reason
 row("number_1e999999999_as_title", state_error(None))(lambda c: send(c, *call_with_title(c, b"-1e999999999")))
-row("number_1e999999999_in_params", OK)(lambda c: send(c, list_with(c, b"1e999999999")))
+# an unknown member of tools/list's params is ignored by the extension, but a
+# number jsonb cannot hold makes the request one the database cannot read:
+# class 22 -> -32602 (the gateway serves tools/list from memory only when
+# params holds nothing but _meta)
+row("number_1e999999999_in_params", state_error(None))(lambda c: send(c, list_with(c, b"1e999999999")))
 row("integer_100_digits_in_params", PARSE)(lambda c: send(c, list_with(c, b"1" * 100)))
 row("duplicate_method", PARSE)(lambda c: send(c, rpc_body()[:-1] + b', "method": "tools/call"}'))
 row("duplicate_method_spelled_with_escape", PARSE)(

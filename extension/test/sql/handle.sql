@@ -26,7 +26,11 @@ FROM jsonb_array_elements_text(mcp_notes.features() -> 'methods') m;
 SELECT (mcp_notes.handle(:'tok', '{"method": "tools/list", "params": {}}') -> 'result') - 'tools' AS tools_list;
 SELECT mcp_notes.handle(:'tok', '{"method": "tools/list", "params": {}}') #> '{result,tools}' = mcp_notes.tool_descriptors() AS same_descriptors;
 SELECT mcp_notes.handle(:'tok', '{"method": "tools/list", "params": {"cursor": "x"}}');
-SELECT mcp_notes.handle(:'tok', '{"method": "tools/list", "params": {"other": 1}}');
+-- members tools/list does not know are ignored, and so is a null cursor
+SELECT mcp_notes.handle(:'tok', '{"method": "tools/list", "params": {"other": 1}}') -> 'result'
+       = mcp_notes.features() -> 'publicResults' -> 'tools/list' AS unknown_member_ignored;
+SELECT mcp_notes.handle(:'tok', '{"method": "tools/list", "params": {"cursor": null}}') -> 'result'
+       = mcp_notes.features() -> 'publicResults' -> 'tools/list' AS null_cursor_ignored;
 
 -- each kind
 SELECT mcp_notes.handle('mcpn_nope', '{"method": "tools/list", "params": {}}');
