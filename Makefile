@@ -23,11 +23,11 @@ install: extension
 # SUITES="regress e2e" runs only those suites, TESTS="..." (or TEST=) only
 # those tests: see tests/suites/README.md.
 check:
-	SUITES='$(SUITES)' TESTS='$(TESTS) $(TEST)' tests/run-checks
+	@SUITES='$(SUITES)' TESTS='$(TESTS) $(TEST)' tests/run-checks
 
 # The quick tier, about a minute: regress, e2e and hostile.
 check-quick:
-	SUITES=quick TESTS='$(TESTS) $(TEST)' tests/run-checks
+	@SUITES=quick TESTS='$(TESTS) $(TEST)' tests/run-checks
 
 run:
 	scripts/run-local
