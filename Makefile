@@ -4,7 +4,7 @@
 PG_CONFIG ?= pg_config
 export PG_CONFIG
 
-.PHONY: all extension gateway install check run demo fuzz soak bench bench-quick clean
+.PHONY: all extension gateway install check check-quick run demo fuzz soak bench bench-quick clean
 
 all: extension gateway
 
@@ -20,8 +20,14 @@ install: extension
 	$(MAKE) -C extension install
 
 # Every test, against a throw-away cluster; ends with "N passed, N failed".
+# SUITES="regress e2e" runs only those suites, TESTS="..." (or TEST=) only
+# those tests: see tests/suites/README.md.
 check:
-	tests/run-checks
+	@SUITES='$(SUITES)' TESTS='$(TESTS) $(TEST)' tests/run-checks
+
+# The quick tier, about a minute: regress, e2e and hostile.
+check-quick:
+	@SUITES=quick TESTS='$(TESTS) $(TEST)' tests/run-checks
 
 run:
 	scripts/run-local

@@ -37,7 +37,6 @@ import math
 import os
 import pathlib
 import platform
-import random
 import re
 import shutil
 import signal
@@ -167,15 +166,21 @@ class Proc:
 
 
 class Cluster:
-    """A private PostgreSQL cluster in tmp, owned by postgres, unix socket only."""
+    """A private PostgreSQL cluster in tmp, owned by postgres, unix socket only,
+    on a private installation tree with this checkout's extension
+    (scripts/pg-tree: nothing is installed into the system PostgreSQL)."""
 
     def __init__(self, tmp):
-        self.bindir = pathlib.Path(run(["pg_config", "--bindir"], capture_output=True).stdout.strip())
+        # client programs (pgbench) from the installation, the server from the tree
+        self.toolbin = pathlib.Path(run(["pg_config", "--bindir"], capture_output=True).stdout.strip())
+        self.bindir = pathlib.Path(run([str(ROOT / "scripts" / "pg-tree"), str(tmp / "tree")],
+                                       capture_output=True).stdout.strip())
         self.dir = tmp / "pg"
         self.dir.mkdir()
         shutil.chown(tmp, "postgres")
         shutil.chown(self.dir, "postgres")
-        self.port = random.randint(42000, 48000)
+        # unix socket only: the port names the socket file in this run's own directory
+        self.port = free_port()
         self.data = self.dir / "data"
         run(["runuser", "-u", "postgres", "--", str(self.bindir / "initdb"), "-D", str(self.data),
              "-A", "trust", "-U", "postgres", "--no-sync"], capture_output=True)
@@ -343,7 +348,7 @@ def pgbench(cluster, script, conns, secs, warm, variables):
     gateway's --tool-call-attempts).  Rate from the progress lines after the
     warm-up second(s), so new backends' first (planning) calls are not counted."""
     total = int(math.ceil(warm + secs))
-    cmd = [str(cluster.bindir / "pgbench"), "-n", "-U", "bench_gw", "-d", "bench", "-f", str(script),
+    cmd = [str(cluster.toolbin / "pgbench"), "-n", "-U", "bench_gw", "-d", "bench", "-f", str(script),
            "-M", "extended", "-c", str(conns), "-j", "1", "-T", str(total), "-P", "1", "-r",
            "--max-tries", "8"]
     for k, v in variables.items():
