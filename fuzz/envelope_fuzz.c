@@ -20,7 +20,7 @@
  *
  *	Invariants (any violation prints the input and aborts):
  *	 1. No crash, no undefined behaviour, no leak (ASan + UBSan + LSan).
- *	 2. The outcome is one PROTOCOL.md / docs/gateway.md defines: 202 with no
+ *	 2. The outcome is one docs/protocol.md / docs/gateway.md defines: 202 with no
  *		body for a notification, 200 with a result, or an error whose (HTTP
  *		status, JSON-RPC code) pair is in allowed[]; 401 carries
  *		WWW-Authenticate, 503 Retry-After.  Never -32002, -32042 or another

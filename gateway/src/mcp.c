@@ -1,6 +1,6 @@
 /*
  * mcp.c
- *		One MCP request: checks in the order of PROTOCOL.md, then dispatch
+ *		One MCP request: checks in the order of docs/protocol.md, then dispatch
  *		(docs/contract.md).
  *
  *   JSON parse (-32700) -> JSON-RPC shape (-32600) -> notification? 202

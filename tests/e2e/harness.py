@@ -1,7 +1,7 @@
 """Shared helpers for the end-to-end tests: a private database, real gateway
 processes on free loopback ports, and an MCP client over http.client.
 
-The tests run inside pg_virtualenv (PGHOST, PGPORT, PGUSER, PGPASSWORD set for
+The tests run inside tests/with-cluster or pg_virtualenv (PGHOST, PGPORT, PGUSER, PGPASSWORD set for
 a superuser) with the extension installed.  Python standard library only.
 """
 import json
@@ -38,7 +38,7 @@ def require_environment():
     """Fail (never skip) when the test environment is incomplete."""
     missing = [v for v in ("PGHOST", "PGPORT", "PGUSER") if not os.environ.get(v)]
     if missing:
-        raise RuntimeError(f"run the e2e tests inside pg_virtualenv: {', '.join(missing)} not set")
+        raise RuntimeError(f"run the e2e tests inside tests/with-cluster: {', '.join(missing)} not set")
     if not GATEWAY.exists():
         raise RuntimeError(f"gateway binary {GATEWAY} not found: run make -C gateway (or set MCP_NOTES_GATEWAY)")
 

@@ -1,4 +1,4 @@
-"""HTTP-level and JSON-RPC envelope errors, in the order PROTOCOL.md gives."""
+"""HTTP-level and JSON-RPC envelope errors, in the order docs/protocol.md gives."""
 import base64
 import json
 import socket

@@ -1,6 +1,6 @@
 """Hostile HTTP requests against real gateways (tests/suites/hostile runs them).
 
-Run from the repository root inside pg_virtualenv, with the extension installed:
+Run from the repository root inside tests/with-cluster (or pg_virtualenv with the extension installed):
 
     python3 -m unittest discover -s tests/hostile -t . -v
 

@@ -4,7 +4,7 @@ Every row is one request (or one family of requests) sent over a raw socket,
 so that nothing in a client library fixes, refuses or re-encodes what is sent,
 and has one defined outcome: the HTTP status, the JSON-RPC code, the id that
 must be echoed and, where the database answers, data.reason.  The outcomes
-come from PROTOCOL.md and docs/gateway.md (request flow table, Limits and
+come from docs/protocol.md and docs/gateway.md (request flow table, Limits and
 strictness), docs/state-format.md for requestState, and RFC 9110/9112 where
 those documents are silent (malformed HTTP that libmicrohttpd refuses before
 the gateway sees it).

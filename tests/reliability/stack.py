@@ -3,7 +3,7 @@ production stack runs them, plus the small tools the reliability tests (and
 the benchmarks) share.  Python standard library only; imports the end-to-end
 harness (tests/e2e/harness.py) rather than copying it.
 
-Usage (inside pg_virtualenv, with the extension installed and the gateway
+Usage (inside tests/with-cluster, or pg_virtualenv with the extension installed, and the gateway
 built, as for tests/e2e):
 
     from tests.reliability.stack import Stack

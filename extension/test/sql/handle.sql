@@ -75,3 +75,25 @@ SELECT name, position, handler, descriptor ->> 'title' AS title,
         WHERE p.oid = to_regprocedure('mcp_notes.' || handler || '(text, jsonb)')) AS returns
 FROM mcp_notes.tools ORDER BY position;
 SELECT p.provolatile AS tool_descriptors_volatility FROM pg_proc p WHERE p.oid = 'mcp_notes.tool_descriptors()'::regprocedure;
+
+-- Adding a tool is one function and one row: tools/list, tools/call and
+-- features() follow.  (In a release the two live in the source script and
+-- its upgrade script; here a test tool is added and removed again.)
+CREATE FUNCTION mcp_notes._tool_notes_echo(principal text, request jsonb) RETURNS jsonb
+LANGUAGE sql STABLE SET search_path = mcp_notes, pg_temp
+AS $$ SELECT jsonb_build_object('result', jsonb_build_object('resultType', 'complete',
+        'content', jsonb_build_array(jsonb_build_object('type', 'text',
+            'text', principal || ': ' || (request #>> '{params,arguments,text}'))))) $$;
+INSERT INTO mcp_notes.tools (name, position, descriptor, handler)
+VALUES ('notes_echo', 99, '{"name": "notes_echo", "inputSchema": {"type": "object"}}', '_tool_notes_echo');
+SELECT jsonb_path_query_array(mcp_notes.features(), '$.publicResults."tools/list".tools[*].name') AS listed;
+SELECT mcp_notes.handle(:'tok', '{"method": "tools/call", "params": {"name": "notes_echo",
+    "arguments": {"text": "hi"}}, "clientCapabilities": {}, "requestId": 1, "gatewayId": "gw"}') #> '{result,content,0,text}' AS echoed;
+-- a row can only name the _tool_ function of its own name
+INSERT INTO mcp_notes.tools (name, position, descriptor, handler)
+VALUES ('notes_evil', 98, '{"name": "notes_evil"}', 'authenticate');
+INSERT INTO mcp_notes.tools (name, position, descriptor, handler)
+VALUES ('notes_evil', 98, '{"name": "other"}', '_tool_notes_evil');
+DELETE FROM mcp_notes.tools WHERE name = 'notes_echo';
+DROP FUNCTION mcp_notes._tool_notes_echo(text, jsonb);
+SELECT jsonb_path_query_array(mcp_notes.features(), '$.publicResults."tools/list".tools[*].name') AS listed;
