@@ -130,24 +130,30 @@ DROP FUNCTION _delete_form(text, text[]);
 -- is unchanged.  With max_chars the result has at most that many
 -- characters, cut before an escape rather than inside one.
 CREATE FUNCTION _printable(s text, max_chars integer DEFAULT NULL) RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = mcp_notes, pg_temp
 AS $$
-    WITH k(invisible) AS (SELECT E'[\\u0001-\\u001F\\u007F-\\u009F\\u00AD\\u034F\\u0600-\\u0605\\u061C\\u06DD\\u070F\\u0890\\u0891\\u08E2\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u206F\\u3164\\uFDD0-\\uFDEF\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF0-\\uFFFB\\uFFFE\\uFFFF\\U000110BD\\U000110CD\\U00013430-\\U0001343F\\U0001BCA0-\\U0001BCA3\\U0001D173-\\U0001D17A\\U000E0000-\\U000E0FFF]'::text)
-    SELECT CASE
-        WHEN s IS NULL THEN NULL
-        WHEN s !~ k.invisible AND length(s) <= coalesce(max_chars, length(s)) THEN s
-        ELSE coalesce((
-            SELECT string_agg(p.piece, '' ORDER BY p.i)
-            FROM (SELECT c.i, e.piece, sum(length(e.piece)) OVER (ORDER BY c.i) AS upto
-                  FROM regexp_split_to_table(s, '') WITH ORDINALITY AS c(ch, i)
-                  CROSS JOIN LATERAL (SELECT CASE
-                      WHEN c.ch !~ k.invisible THEN c.ch
-                      WHEN ascii(c.ch) > 65535 THEN E'\\U' || lpad(upper(to_hex(ascii(c.ch))), 8, '0')
-                      ELSE E'\\u' || lpad(upper(to_hex(ascii(c.ch))), 4, '0') END) AS e(piece)) p
-            WHERE p.upto <= coalesce(max_chars, p.upto)), '')
-    END
-    FROM k
+DECLARE
+    invisible constant text := E'[\\u0001-\\u001F\\u007F-\\u009F\\u00AD\\u034F\\u0600-\\u0605\\u061C\\u06DD\\u070F\\u0890\\u0891\\u08E2\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u206F\\u3164\\uFDD0-\\uFDEF\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF0-\\uFFFB\\uFFFE\\uFFFF\\U000110BD\\U000110CD\\U00013430-\\U0001343F\\U0001BCA0-\\U0001BCA3\\U0001D173-\\U0001D17A\\U000E0000-\\U000E0FFF]';
+BEGIN
+    -- plpgsql, not sql: ordinary text costs one regular expression match
+    -- (a simple expression), not a query.
+    IF s IS NULL THEN
+        RETURN NULL;
+    END IF;
+    IF s !~ invisible AND length(s) <= coalesce(max_chars, length(s)) THEN
+        RETURN s;
+    END IF;
+    RETURN coalesce((
+        SELECT string_agg(p.piece, '' ORDER BY p.i)
+        FROM (SELECT c.i, e.piece, sum(length(e.piece)) OVER (ORDER BY c.i) AS upto
+              FROM regexp_split_to_table(s, '') WITH ORDINALITY AS c(ch, i)
+              CROSS JOIN LATERAL (SELECT CASE
+                  WHEN c.ch !~ invisible THEN c.ch
+                  WHEN ascii(c.ch) > 65535 THEN E'\\U' || lpad(upper(to_hex(ascii(c.ch))), 8, '0')
+                  ELSE E'\\u' || lpad(upper(to_hex(ascii(c.ch))), 4, '0') END) AS e(piece)) p
+        WHERE p.upto <= coalesce(max_chars, p.upto)), '');
+END;
 $$;
 COMMENT ON FUNCTION _printable(text, integer) IS
 E'Internal: the text with controls, separators, bidi controls and other invisible characters shown as \\uXXXX escapes, optionally cut to max_chars (never inside an escape)';
@@ -158,12 +164,15 @@ E'Internal: the text with controls, separators, bidi controls and other invisibl
 -- (move_note), renamed or edited after the form was shown is not the note
 -- the user confirmed.
 CREATE FUNCTION _note_digest(note notes) RETURNS text
-LANGUAGE sql STABLE PARALLEL SAFE
+LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = mcp_notes, pg_temp
 AS $$
-    SELECT _b64url(sha256(convert_to(jsonb_build_object(
-        'noteId', (note).note_id, 'uri', (note).uri, 'title', (note).title,
-        'updatedAt', extract(epoch FROM (note).updated_at))::text, 'UTF8')))
+BEGIN
+    -- one simple expression (base64url as _b64url makes it): a form computes 25
+    RETURN translate(encode(sha256(convert_to(jsonb_build_object(
+               'noteId', note.note_id, 'uri', note.uri, 'title', note.title,
+               'updatedAt', extract(epoch FROM note.updated_at))::text, 'UTF8')), 'base64'), E'+/=\n', '-_');
+END;
 $$;
 COMMENT ON FUNCTION _note_digest(notes) IS
 'Internal: digest of what the confirmation form shows of a note (id, URI, title, updated_at), which a state binds each candidate to';
