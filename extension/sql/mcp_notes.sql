@@ -482,6 +482,45 @@ AS $$
 $$;
 COMMENT ON FUNCTION _tool_result(text, jsonb, boolean) IS 'Internal: a complete tools/call result (isError for tool failures)';
 
+-- Text from notes and from clients, made safe to show in the user's
+-- dialog, to the model, and to an operator reading the audit in a terminal:
+-- every character that would not show as itself becomes a visible escape,
+-- \uXXXX (\UXXXXXXXX above U+FFFF).  Those are the C0 and C1 controls and
+-- DEL, the line and paragraph separators, the bidi controls (U+200E/200F,
+-- U+202A-202E, U+2066-2069) and every other invisible format character
+-- (general category Cf, Default_Ignorable_Code_Point, noncharacters of the
+-- BMP).  Everything else, backslashes included, is kept, so ordinary text
+-- is unchanged.  With max_chars the result has at most that many
+-- characters, cut before an escape rather than inside one.
+CREATE FUNCTION _printable(s text, max_chars integer DEFAULT NULL) RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    invisible constant text := E'[\\u0001-\\u001F\\u007F-\\u009F\\u00AD\\u034F\\u0600-\\u0605\\u061C\\u06DD\\u070F\\u0890\\u0891\\u08E2\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u206F\\u3164\\uFDD0-\\uFDEF\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF0-\\uFFFB\\uFFFE\\uFFFF\\U000110BD\\U000110CD\\U00013430-\\U0001343F\\U0001BCA0-\\U0001BCA3\\U0001D173-\\U0001D17A\\U000E0000-\\U000E0FFF]';
+BEGIN
+    -- plpgsql, not sql: ordinary text costs one regular expression match
+    -- (a simple expression), not a query.
+    IF s IS NULL THEN
+        RETURN NULL;
+    END IF;
+    IF s !~ invisible AND length(s) <= coalesce(max_chars, length(s)) THEN
+        RETURN s;
+    END IF;
+    RETURN coalesce((
+        SELECT string_agg(p.piece, '' ORDER BY p.i)
+        FROM (SELECT c.i, e.piece, sum(length(e.piece)) OVER (ORDER BY c.i) AS upto
+              FROM regexp_split_to_table(s, '') WITH ORDINALITY AS c(ch, i)
+              CROSS JOIN LATERAL (SELECT CASE
+                  WHEN c.ch !~ invisible THEN c.ch
+                  WHEN ascii(c.ch) > 65535 THEN E'\\U' || lpad(upper(to_hex(ascii(c.ch))), 8, '0')
+                  ELSE E'\\u' || lpad(upper(to_hex(ascii(c.ch))), 4, '0') END) AS e(piece)) p
+        WHERE p.upto <= coalesce(max_chars, p.upto)), '');
+END;
+$$;
+COMMENT ON FUNCTION _printable(text, integer) IS
+E'Internal: the text with controls, separators, bidi controls and other invisible characters shown as \\uXXXX escapes, optionally cut to max_chars (never inside an escape)';
+
 -- {"elicitation": {}} and {"elicitation": {"form": {}}} mean form mode;
 -- {"elicitation": {"url": {}}} alone does not.
 CREATE FUNCTION _can_elicit_form(capabilities jsonb) RETURNS boolean
@@ -657,7 +696,50 @@ $$;
 COMMENT ON FUNCTION _candidates(text, text, integer) IS
 'Internal: up to max_rows notes inside a workspace whose title contains the text (through the title trigram index unless the workspace is small)';
 
-CREATE FUNCTION _delete_form(workspace text, candidate_ids text[]) RETURNS jsonb
+-- What a form showed of a note, as a digest: its id, URI, title and
+-- version (updated_at, as epoch seconds, which no session setting changes).
+-- A state binds each candidate to it (claims.shown), so a note moved
+-- (move_note), renamed or edited after the form was shown is not the note
+-- the user confirmed.
+CREATE FUNCTION _note_digest(note notes) RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    -- one simple expression (base64url as _b64url makes it): a form computes 25
+    RETURN translate(encode(sha256(convert_to(jsonb_build_object(
+               'noteId', note.note_id, 'uri', note.uri, 'title', note.title,
+               'updatedAt', extract(epoch FROM note.updated_at))::text, 'UTF8')), 'base64'), E'+/=\n', '-_');
+END;
+$$;
+COMMENT ON FUNCTION _note_digest(notes) IS
+'Internal: digest of what the confirmation form shows of a note (id, URI, title, updated_at), which a state binds each candidate to';
+
+-- The digest a state recorded for one of its candidates: claims.shown[i]
+-- for claims.candidates[i].  NULL when there is none (a state sealed by 1.1
+-- has no shown): such a confirmation is stale.
+CREATE FUNCTION _shown_digest(state jsonb, chosen_id text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT d.digest
+    FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(state #> '{claims,candidates}') = 'array'
+                                        THEN state #> '{claims,candidates}' ELSE '[]' END)
+             WITH ORDINALITY AS c(id, i)
+    JOIN jsonb_array_elements_text(CASE WHEN jsonb_typeof(state #> '{claims,shown}') = 'array'
+                                        THEN state #> '{claims,shown}' ELSE '[]' END)
+             WITH ORDINALITY AS d(digest, i) ON d.i = c.i
+    WHERE c.id = chosen_id
+    LIMIT 1
+$$;
+COMMENT ON FUNCTION _shown_digest(jsonb, text) IS
+'Internal: the digest of a candidate as the form showed it, from a state''s claims (NULL when the state has none for that note)';
+
+-- The form is built from the very rows whose digests the state binds, so
+-- what the user sees is what the confirmation is checked against.  Labels
+-- show the title and URI through _printable: a title cannot reorder its
+-- label (bidi controls), break it (newlines) or hide characters.
+CREATE FUNCTION _delete_form(workspace text, candidates notes[]) RETURNS jsonb
 LANGUAGE sql STABLE
 SET search_path = mcp_notes, pg_temp
 AS $$
@@ -665,7 +747,8 @@ AS $$
         'method', 'elicitation/create',
         'params', jsonb_build_object(
             'mode', 'form',
-            'message', format('Delete a note from %s? Pick the note to delete and confirm. This cannot be undone.', workspace),
+            'message', format('Delete a note from %s? Pick the note to delete and confirm. This cannot be undone.',
+                              _printable(workspace)),
             'requestedSchema', jsonb_build_object(
                 'type', 'object',
                 'properties', jsonb_build_object(
@@ -674,17 +757,17 @@ AS $$
                         'title', 'Note to delete',
                         'oneOf', (SELECT jsonb_agg(jsonb_build_object(
                                       'const', n.note_id,
-                                      'title', format('%s — %s (updated %s)', n.title, n.uri,
+                                      'title', format('%s — %s (updated %s)', _printable(n.title), _printable(n.uri),
                                                       to_char(n.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI "UTC"')))
                                       ORDER BY n.uri, n.note_id)
-                                  FROM notes n WHERE n.note_id = ANY (candidate_ids))),
+                                  FROM unnest(candidates) n)),
                     'confirm', jsonb_build_object(
                         'type', 'boolean',
                         'title', 'Yes, delete this note permanently',
                         'default', false)),
                 'required', jsonb_build_array('note_id', 'confirm')))))
 $$;
-COMMENT ON FUNCTION _delete_form(text, text[]) IS 'Internal: the delete_choice form for the given candidates';
+COMMENT ON FUNCTION _delete_form(text, notes[]) IS 'Internal: the delete_choice form for the given candidate notes (at least one)';
 
 CREATE FUNCTION _args_digest(workspace text, title text) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -702,7 +785,7 @@ AS $$
     INSERT INTO delete_audit (principal, workspace_uri, note_id, note_uri, title, outcome,
                               request_id, gateway_id, client_info)
     VALUES (principal, workspace, (note).note_id, (note).uri, (note).title, outcome,
-            left(request ->> 'requestId', 200), left(request ->> 'gatewayId', 200),
+            _printable(request ->> 'requestId', 200), left(request ->> 'gatewayId', 200),
             CASE WHEN jsonb_typeof(request -> 'clientInfo') = 'object' THEN request -> 'clientInfo' END)
 $$;
 COMMENT ON FUNCTION _audit(text, jsonb, text, notes, text) IS
@@ -730,7 +813,7 @@ BEGIN
     FROM jsonb_object_keys(arguments) AS k WHERE k NOT IN ('workspaceUri', 'title');
     IF extra_keys IS NOT NULL THEN
         outcome := _invalid_params('invalid_arguments',
-            format('notes_delete: unknown argument(s): %s', extra_keys));
+            format('notes_delete: unknown argument(s): %s', _printable(extra_keys, 200)));
         RETURN;
     END IF;
     IF jsonb_typeof(arguments -> 'workspaceUri') IS DISTINCT FROM 'string' THEN
@@ -765,7 +848,7 @@ SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
     max_candidates constant integer := 25;
-    found_ids text[];
+    found notes[];
 BEGIN
     IF NOT _can_elicit_form(request -> 'clientCapabilities') THEN
         RETURN _needs_form_capability();
@@ -775,26 +858,28 @@ BEGIN
                      AND uri_contains(g.workspace_uri, workspace)) THEN
         RETURN _tool_result(format('Workspace %s is not granted to you.', workspace), NULL, true);
     END IF;
-    SELECT array_agg(c.note_id ORDER BY c.uri, c.note_id) INTO found_ids
+    -- One read: the form and the digests the state binds come from the same rows.
+    SELECT array_agg(c ORDER BY c.uri, c.note_id) INTO found
     FROM _candidates(workspace, title_text, max_candidates + 1) c;
-    IF found_ids IS NULL THEN
-        RETURN _tool_result(format('No note in %s has a title containing "%s".', workspace, title_text),
+    IF found IS NULL THEN
+        RETURN _tool_result(format('No note in %s has a title containing "%s".', workspace, _printable(title_text)),
                             NULL, true);
     END IF;
-    IF cardinality(found_ids) > max_candidates THEN
+    IF cardinality(found) > max_candidates THEN
         RETURN _tool_result(format('More than %s notes in %s have a title containing "%s". Use a longer title or a narrower workspace.',
-                                   max_candidates, workspace, title_text), NULL, true);
+                                   max_candidates, workspace, _printable(title_text)), NULL, true);
     END IF;
     RETURN jsonb_build_object('result', jsonb_build_object(
         'resultType', 'input_required',
-        'inputRequests', _delete_form(workspace, found_ids),
+        'inputRequests', _delete_form(workspace, found),
         'requestState', _seal_state(jsonb_build_object(
             'principal', principal,
             'method', 'tools/call',
             'tool', 'notes_delete',
             'args', _args_digest(workspace, title_text),
             'workspace', workspace,
-            'candidates', to_jsonb(found_ids),
+            'candidates', (SELECT jsonb_agg((found[i]).note_id ORDER BY i) FROM generate_subscripts(found, 1) i),
+            'shown', (SELECT jsonb_agg(_note_digest(found[i]) ORDER BY i) FROM generate_subscripts(found, 1) i),
             'phase', 'confirm_delete'))));
 END;
 $$;
@@ -872,6 +957,47 @@ $$;
 COMMENT ON FUNCTION _spend_state(jsonb, text) IS
 'Internal: records a requestState''s nonce as spent (accept or decline); false when it already was';
 
+-- No answer yet: the form again, with the same state, after the checks of
+-- step 1.  A state names note ids, and the notes behind them may have been
+-- moved, renamed or deleted since, and the grant revoked: so the grant is
+-- checked again, and the form offers only the candidates still inside the
+-- workspace and still as the form showed them.  None left is a tool error
+-- (never a form offering nothing).  Nothing is spent.
+CREATE FUNCTION _delete_ask_again(principal text, request jsonb, workspace text, state jsonb) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    still notes[];
+BEGIN
+    IF NOT _can_elicit_form(request -> 'clientCapabilities') THEN
+        RETURN _needs_form_capability();
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM grants g
+                   WHERE g.principal = _delete_ask_again.principal
+                     AND uri_contains(g.workspace_uri, workspace)) THEN
+        RETURN _tool_result(format('Workspace %s is not granted to you.', workspace), NULL, true);
+    END IF;
+    SELECT array_agg(n ORDER BY n.uri, n.note_id) INTO still
+    FROM notes n
+    WHERE n.note_id IN (SELECT jsonb_array_elements_text(
+                            CASE WHEN jsonb_typeof(state #> '{claims,candidates}') = 'array'
+                                 THEN state #> '{claims,candidates}' ELSE '[]' END))
+      AND uri_contains(workspace, n.uri)
+      AND _note_digest(n) = _shown_digest(state, n.note_id);
+    IF still IS NULL THEN
+        RETURN _tool_result('The notes the form offered changed since it was shown; nothing was deleted — call notes_delete again.',
+                            NULL, true);
+    END IF;
+    RETURN jsonb_build_object('result', jsonb_build_object(
+        'resultType', 'input_required',
+        'inputRequests', _delete_form(workspace, still),
+        'requestState', request -> 'params' ->> 'requestState'));
+END;
+$$;
+COMMENT ON FUNCTION _delete_ask_again(text, jsonb, text, jsonb) IS
+'Internal: notes_delete step 2 without an answer: re-checks the grant and shows the form again with the candidates still inside and unchanged';
+
 -- Step 2, the answer: no answer yet asks again with the same state.
 CREATE FUNCTION _delete_answer(principal text, request jsonb, workspace text, state jsonb) RETURNS jsonb
 LANGUAGE plpgsql VOLATILE
@@ -885,14 +1011,7 @@ BEGIN
         RETURN _invalid_params('invalid_input_responses', 'inputResponses must be an object');
     END IF;
     IF response IS NULL THEN
-        IF NOT _can_elicit_form(request -> 'clientCapabilities') THEN
-            RETURN _needs_form_capability();
-        END IF;
-        RETURN jsonb_build_object('result', jsonb_build_object(
-            'resultType', 'input_required',
-            'inputRequests', _delete_form(workspace,
-                                          ARRAY(SELECT jsonb_array_elements_text(state -> 'claims' -> 'candidates'))),
-            'requestState', request -> 'params' ->> 'requestState'));
+        RETURN _delete_ask_again(principal, request, workspace, state);
     END IF;
     IF jsonb_typeof(response) <> 'object' OR jsonb_typeof(response -> 'action') IS DISTINCT FROM 'string' THEN
         RETURN _invalid_params('invalid_input_response',
@@ -908,7 +1027,7 @@ BEGIN
         ELSE
             RETURN _invalid_params('invalid_input_response',
                 format('inputResponses.delete_choice.action must be accept, decline or cancel, not "%s"',
-                       left(response ->> 'action', 40)));
+                       _printable(response ->> 'action', 40)));
     END CASE;
 END;
 $$;
@@ -966,7 +1085,8 @@ BEGIN
     IF NOT _spend_state(state, 'accept') THEN
         RETURN _invalid_params('state_already_used', 'invalid requestState: it has already been used');
     END IF;
-    RETURN _delete_note(principal, request, workspace, state ->> 'nonce', content ->> 'note_id');
+    RETURN _delete_note(principal, request, workspace, state ->> 'nonce', content ->> 'note_id',
+                        _shown_digest(state, content ->> 'note_id'));
 END;
 $$;
 COMMENT ON FUNCTION _delete_accept(text, jsonb, text, jsonb, jsonb) IS
@@ -974,8 +1094,11 @@ COMMENT ON FUNCTION _delete_accept(text, jsonb, text, jsonb, jsonb) IS
 
 -- The delete of a confirmed accept.  Check again against the live rows,
 -- locking them, so that a revoke or a move committed by anyone before us
--- wins, and one after us waits.  A stale confirmation deletes nothing.
-CREATE FUNCTION _delete_note(principal text, request jsonb, workspace text, spent_nonce text, chosen_id text)
+-- wins, and one after us waits.  The note must still be what the form
+-- showed (shown, its digest then): the user confirmed that title at that
+-- URI, not a note id.  A stale confirmation deletes nothing.
+CREATE FUNCTION _delete_note(principal text, request jsonb, workspace text, spent_nonce text, chosen_id text,
+                             shown text)
 RETURNS jsonb
 LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
@@ -1000,14 +1123,20 @@ BEGIN
         RETURN _tool_result(format('Nothing was deleted: the chosen note no longer exists in %s.', workspace),
                             NULL, true);
     END IF;
+    IF _note_digest(note) IS DISTINCT FROM shown THEN
+        UPDATE spent_states s SET outcome = 'stale' WHERE s.nonce = spent_nonce;
+        PERFORM _audit(principal, request, workspace, note, 'stale');
+        RETURN _tool_result('The note changed since the form was shown; nothing was deleted — call notes_delete again.',
+                            NULL, true);
+    END IF;
     DELETE FROM notes n WHERE n.note_id = note.note_id;
     PERFORM _audit(principal, request, workspace, note, 'accept');
-    RETURN _tool_result(format('Deleted the note "%s" (%s).', note.title, note.uri),
+    RETURN _tool_result(format('Deleted the note "%s" (%s).', _printable(note.title), note.uri),
                         jsonb_build_object('deleted', true, 'noteId', note.note_id));
 END;
 $$;
-COMMENT ON FUNCTION _delete_note(text, jsonb, text, text, text) IS
-'Internal: notes_delete accept: re-checks grant and note under lock, then deletes (or records the confirmation as stale)';
+COMMENT ON FUNCTION _delete_note(text, jsonb, text, text, text, text) IS
+'Internal: notes_delete accept: re-checks grant, note and what the form showed of it under lock, then deletes (or records the confirmation as stale)';
 
 -- The handler of tools/call notes_delete: step 1 asks, step 2 acts on the
 -- answer.  _tools_call has checked that params.requestState is a string.
