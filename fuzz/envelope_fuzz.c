@@ -29,8 +29,9 @@
  *		UTF-8, no duplicate names, ...) and is a JSON-RPC 2.0 response: an
  *		error has no result and no resultType; a result has resultType
  *		complete or input_required and _meta.serverInfo.
- *	 4. The id is echoed: null for -32700 and when the request's id is not a
- *		string or an integer, the request's id otherwise.  -32022 carries
+ *	 4. The id is echoed: absent (never null: the 2026-07-28 schema has no
+ *		null id) for -32700 and when the request's id is not a string or an
+ *		integer, the request's id otherwise.  -32022 carries
  *		data {supported: ["2026-07-28"], requested: <the _meta version>}.
  *	 5. The database is reached only by a request that passed every envelope
  *		check (JSON-RPC 2.0, an id, _meta, matching headers, version
@@ -723,15 +724,14 @@ check_reply(const struct request *rq, const struct view *v, const struct mcp_rep
 		fail("the response is not an object");
 	if (!json_object_object_get_ex(resp, "jsonrpc", &x) || !json_string_equals(x, "2.0"))
 		fail("the response lacks \"jsonrpc\": \"2.0\"");
-	if (!json_object_object_get_ex(resp, "id", &idv))
-		fail("the response has no id member");
-
-	/* id echo */
+	/* id echo: absent when it could not be read, never null */
 	if (r->code == RPC_PARSE_ERROR || v->id == NULL)
 	{
-		if (idv != NULL)
-			fail("id must be null (%s)", r->code == RPC_PARSE_ERROR ? "parse error" : "no valid request id");
+		if (json_object_object_get_ex(resp, "id", NULL))
+			fail("id must be absent (%s)", r->code == RPC_PARSE_ERROR ? "parse error" : "no valid request id");
 	}
+	else if (!json_object_object_get_ex(resp, "id", &idv) || idv == NULL)
+		fail("the response has no id member, or a null one");
 	else if (!json_object_equal(idv, v->id))
 		fail("the response id is not the request id");
 

@@ -396,7 +396,7 @@ respond(struct MHD_Connection *conn, struct req_ctx *rc, unsigned status, const 
 	return ret;
 }
 
-/* An HTTP-level rejection of /mcp: a JSON-RPC error without a readable id. */
+/* An HTTP-level rejection of /mcp: a JSON-RPC error without an id (none was read). */
 static enum MHD_Result
 reject(struct MHD_Connection *conn, struct req_ctx *rc, unsigned status, const char *message,
 	   const char *allow)
