@@ -15,8 +15,6 @@
 #define RPC_METHOD_NOT_FOUND	(-32601)
 #define RPC_INVALID_PARAMS		(-32602)
 #define RPC_INTERNAL_ERROR		(-32603)
-/* implementation-defined (-32000..-32019): authentication required/failed */
-#define RPC_UNAUTHORIZED		(-32001)
 /* MCP 2026-07-28 */
 #define RPC_HEADER_MISMATCH		(-32020)
 #define RPC_MISSING_CAPABILITY	(-32021)

@@ -283,12 +283,14 @@ class Expect:
     reason: error.data.reason (... = not checked, None = no data.reason);
     result: resultType of a result; closed: the server must close the
     connection after answering; http_only: libmicrohttpd's own error page
-    (no JSON-RPC); no_response: the connection ends without a response."""
+    (no JSON-RPC); no_response: the connection ends without a response;
+    oauth_error: a 401 whose body is the OAuth error object {error, error_description}."""
 
     def __init__(self, status=None, code=None, id=..., reason=..., result=None, closed=None,
-                 http_only=False, no_response=False):
+                 http_only=False, no_response=False, oauth_error=None):
         self.status, self.code, self.id, self.reason = status, code, id, reason
         self.result, self.closed, self.http_only, self.no_response = result, closed, http_only, no_response
+        self.oauth_error = oauth_error
 
 
 def err(code, status, id=1, reason=..., **kw):
@@ -299,7 +301,8 @@ PARSE = err(-32700, 400, id=None)
 INVALID = err(-32600, 400)
 INVALID_NO_ID = err(-32600, 400, id=None)
 HEADER = err(-32020, 400)
-UNAUTH = err(-32001, 401)
+# 401: the OAuth error object of RFC 6750 / the official SDK's bearer auth, not JSON-RPC (was -32001)
+UNAUTH = Expect(status=401, oauth_error="invalid_token")
 MEDIA = Expect(status=415, code=-32600, id=None)
 FRAMING = Expect(status=400, code=-32600, id=None, closed=True)
 OK = Expect(status=200, result="complete", id=1)
@@ -792,6 +795,11 @@ class HostileRequestsTest(GatewayTestCase):
             return
         self.assertEqual((reply.header("content-type") or "").split(";")[0], "application/json", reply)
         doc = reply.json()
+        if e.oauth_error is not None:
+            self.assertEqual(doc, {"error": e.oauth_error, "error_description": doc.get("error_description")}, reply)
+            self.assertIsInstance(doc["error_description"], str, reply)
+            self.assertTrue((reply.header("www-authenticate") or "").startswith("Bearer "), reply)
+            return
         self.assertEqual(doc.get("jsonrpc"), "2.0", reply)
         if e.id is None:
             # an id that could not be read is omitted: the 2026-07-28 schema has no null id
