@@ -23,14 +23,17 @@
  *	 2. The outcome is one docs/protocol.md / docs/gateway.md defines: 202 with no
  *		body for a notification, 200 with a result, or an error whose (HTTP
  *		status, JSON-RPC code) pair is in allowed[]; 401 carries
- *		WWW-Authenticate, 503 Retry-After.  Never -32002, -32042 or another
- *		code in -32020..-32099.
+ *		WWW-Authenticate and is the OAuth error object {error: invalid_token,
+ *		error_description}, not JSON-RPC; 503 carries Retry-After.  Never
+ *		-32002, -32042, a legacy code (-32000..-32019) or another code in
+ *		-32020..-32099.
  *	 3. Every body re-parses with the gateway's own strict parser (valid
- *		UTF-8, no duplicate names, ...) and is a JSON-RPC 2.0 response: an
- *		error has no result and no resultType; a result has resultType
- *		complete or input_required and _meta.serverInfo.
- *	 4. The id is echoed: null for -32700 and when the request's id is not a
- *		string or an integer, the request's id otherwise.  -32022 carries
+ *		UTF-8, no duplicate names, ...) and, but for a 401, is a JSON-RPC 2.0
+ *		response: an error has no result and no resultType; a result has
+ *		resultType complete or input_required and _meta.serverInfo.
+ *	 4. The id is echoed: absent (never null: the 2026-07-28 schema has no
+ *		null id) for -32700 and when the request's id is not a string or an
+ *		integer, the request's id otherwise.  -32022 carries
  *		data {supported: ["2026-07-28"], requested: <the _meta version>}.
  *	 5. The database is reached only by a request that passed every envelope
  *		check (JSON-RPC 2.0, an id, _meta, matching headers, version
@@ -447,7 +450,7 @@ struct allowed_pair
 static const struct allowed_pair allowed[] = {
 	{400, RPC_PARSE_ERROR}, {400, RPC_INVALID_REQUEST}, {400, RPC_INVALID_PARAMS},
 	{400, RPC_HEADER_MISMATCH}, {400, RPC_UNSUPPORTED_VERSION}, {400, RPC_MISSING_CAPABILITY},
-	{404, RPC_METHOD_NOT_FOUND}, {401, RPC_UNAUTHORIZED}, {200, RPC_INVALID_PARAMS},
+	{404, RPC_METHOD_NOT_FOUND}, {200, RPC_INVALID_PARAMS},
 	{503, RPC_INTERNAL_ERROR}, {500, RPC_INTERNAL_ERROR},
 };
 
@@ -634,7 +637,7 @@ check_handle_call(const struct request *rq, const struct view *v, const struct m
 	}			expect[] = {
 		{ANS_RESULT_COMPLETE, 200, 0}, {ANS_RESULT_INPUT_REQUIRED, 200, 0},
 		{ANS_ERROR_STATE, 200, RPC_INVALID_PARAMS}, {ANS_ERROR_CAPABILITY, 400, RPC_MISSING_CAPABILITY},
-		{ANS_ERROR_TOKEN, 401, RPC_UNAUTHORIZED}, {ANS_ERROR_METHOD, 404, RPC_METHOD_NOT_FOUND},
+		{ANS_ERROR_TOKEN, 401, 0}, {ANS_ERROR_METHOD, 404, RPC_METHOD_NOT_FOUND},
 		{ANS_INVALID_INPUT, 200, RPC_INVALID_PARAMS},
 		{ANS_UNAVAILABLE, 503, RPC_INTERNAL_ERROR}, {ANS_BUSY, 503, RPC_INTERNAL_ERROR},
 		{ANS_RETRIES_EXHAUSTED, 503, RPC_INTERNAL_ERROR}, {ANS_SHUTTING_DOWN, 503, RPC_INTERNAL_ERROR},
@@ -668,70 +671,42 @@ check_handle_call(const struct request *rq, const struct view *v, const struct m
 		fail("the extension's missing_capability must be copied with its data");
 }
 
+/*
+ * A 401: the OAuth error object of RFC 6750 (what the official SDKs' bearer
+ * auth answers), {"error": "invalid_token", "error_description": <string>},
+ * not a JSON-RPC message, and no JSON-RPC code logged.
+ */
 static void
-check_reply(const struct request *rq, const struct view *v, const struct mcp_reply *r)
+check_oauth_body(const struct mcp_reply *r, json_object *resp)
 {
-	json_object *resp = NULL;
+	json_object *x;
+
+	if (r->code != 0)
+		fail("a 401 must carry no JSON-RPC code, not %d", r->code);
+	if (json_object_object_length(resp) != 2 ||
+		!json_object_object_get_ex(resp, "error", &x) || !json_string_equals(x, "invalid_token") ||
+		!json_object_object_get_ex(resp, "error_description", &x) || !json_object_is_type(x, json_type_string))
+		fail("a 401 body must be {\"error\": \"invalid_token\", \"error_description\": <string>}");
+}
+
+/* Every other answer with a body is a JSON-RPC 2.0 response (invariants 2-4). */
+static void
+check_jsonrpc_body(const struct view *v, const struct mcp_reply *r, json_object *resp, bool db_reached, bool dev)
+{
 	json_object *x;
 	json_object *err;
 	json_object *idv;
-	const char *why;
-	bool		dev = rq->mode & 1;
-	bool		db_reached = stub.n_auth + stub.n_handle > 0;
 
-	cur_reply = r;
-	check_field("rpc_id", r->rpc_id, sizeof(r->rpc_id));
-	check_field("rpc_method", r->rpc_method, sizeof(r->rpc_method));
-	check_field("tool", r->tool, sizeof(r->tool));
-	check_field("reason", r->reason, sizeof(r->reason));
-	check_field("detail", r->detail, sizeof(r->detail));
-
-	if ((r->http_status == 401) != (r->www_authenticate != NULL))
-		fail("WWW-Authenticate must come with 401 and only with it");
-	if ((r->http_status == 503) != r->retry_after)
-		fail("Retry-After must come with 503 and only with it");
-	if (r->code != 0 && (r->code == -32002 || r->code == -32042 ||
-						 (r->code <= -32020 && r->code >= -32099 && r->code != RPC_HEADER_MISMATCH &&
-						  r->code != RPC_MISSING_CAPABILITY && r->code != RPC_UNSUPPORTED_VERSION)))
-		fail("forbidden error code %d", r->code);
-
-	/* parse outcome agrees with an independent parse of the same bytes */
-	if (!v->parsed && r->code != RPC_PARSE_ERROR)
-		fail("body does not parse but the code is %d", r->code);
-	if (v->parsed && r->code == RPC_PARSE_ERROR)
-		fail("-32700 for a body that parses");
-
-	/* 202: a notification, nothing executed */
-	if (r->http_status == 202)
-	{
-		if (r->body != NULL || !r->notification || r->code != 0)
-			fail("202 must have no body and be a notification");
-		if (!v->parsed || !json_object_is_type(v->root, json_type_object) || v->has_id)
-			fail("202 for a request that has an id or is not an object");
-		if (db_reached)
-			fail("a notification reached the database");
-		return;
-	}
-	if (r->notification)
-		fail("notification flag without 202");
-	if (r->body == NULL)
-		fail("HTTP %u without a body", r->http_status);
-
-	if (jsonrpc_parse(r->body, strlen(r->body), 1000, &resp, &why) != 0)
-		fail("the response is not strict JSON: %s", why);
-	if (!json_object_is_type(resp, json_type_object))
-		fail("the response is not an object");
 	if (!json_object_object_get_ex(resp, "jsonrpc", &x) || !json_string_equals(x, "2.0"))
 		fail("the response lacks \"jsonrpc\": \"2.0\"");
-	if (!json_object_object_get_ex(resp, "id", &idv))
-		fail("the response has no id member");
-
-	/* id echo */
+	/* id echo: absent when it could not be read, never null */
 	if (r->code == RPC_PARSE_ERROR || v->id == NULL)
 	{
-		if (idv != NULL)
-			fail("id must be null (%s)", r->code == RPC_PARSE_ERROR ? "parse error" : "no valid request id");
+		if (json_object_object_get_ex(resp, "id", NULL))
+			fail("id must be absent (%s)", r->code == RPC_PARSE_ERROR ? "parse error" : "no valid request id");
 	}
+	else if (!json_object_object_get_ex(resp, "id", &idv) || idv == NULL)
+		fail("the response has no id member, or a null one");
 	else if (!json_object_equal(idv, v->id))
 		fail("the response id is not the request id");
 
@@ -797,6 +772,63 @@ check_reply(const struct request *rq, const struct view *v, const struct mcp_rep
 			fail("a result without asking the database");
 	}
 
+}
+
+static void
+check_reply(const struct request *rq, const struct view *v, const struct mcp_reply *r)
+{
+	json_object *resp = NULL;
+	const char *why;
+	bool		dev = rq->mode & 1;
+	bool		db_reached = stub.n_auth + stub.n_handle > 0;
+
+	cur_reply = r;
+	check_field("rpc_id", r->rpc_id, sizeof(r->rpc_id));
+	check_field("rpc_method", r->rpc_method, sizeof(r->rpc_method));
+	check_field("tool", r->tool, sizeof(r->tool));
+	check_field("reason", r->reason, sizeof(r->reason));
+	check_field("detail", r->detail, sizeof(r->detail));
+
+	if ((r->http_status == 401) != (r->www_authenticate != NULL))
+		fail("WWW-Authenticate must come with 401 and only with it");
+	if ((r->http_status == 503) != r->retry_after)
+		fail("Retry-After must come with 503 and only with it");
+	if (r->code != 0 && (r->code == -32002 || r->code == -32042 || (r->code <= -32000 && r->code >= -32019) ||
+						 (r->code <= -32020 && r->code >= -32099 && r->code != RPC_HEADER_MISMATCH &&
+						  r->code != RPC_MISSING_CAPABILITY && r->code != RPC_UNSUPPORTED_VERSION)))
+		fail("forbidden error code %d", r->code);
+
+	/* parse outcome agrees with an independent parse of the same bytes */
+	if (!v->parsed && r->code != RPC_PARSE_ERROR)
+		fail("body does not parse but the code is %d", r->code);
+	if (v->parsed && r->code == RPC_PARSE_ERROR)
+		fail("-32700 for a body that parses");
+
+	/* 202: a notification, nothing executed */
+	if (r->http_status == 202)
+	{
+		if (r->body != NULL || !r->notification || r->code != 0)
+			fail("202 must have no body and be a notification");
+		if (!v->parsed || !json_object_is_type(v->root, json_type_object) || v->has_id)
+			fail("202 for a request that has an id or is not an object");
+		if (db_reached)
+			fail("a notification reached the database");
+		return;
+	}
+	if (r->notification)
+		fail("notification flag without 202");
+	if (r->body == NULL)
+		fail("HTTP %u without a body", r->http_status);
+
+	if (jsonrpc_parse(r->body, strlen(r->body), 1000, &resp, &why) != 0)
+		fail("the response is not strict JSON: %s", why);
+	if (!json_object_is_type(resp, json_type_object))
+		fail("the response is not an object");
+	if (r->http_status == 401)
+		check_oauth_body(r, resp);
+	else
+		check_jsonrpc_body(v, r, resp, db_reached, dev);
+
 	/* the database only after every envelope check */
 	if (db_reached)
 	{
@@ -828,7 +860,7 @@ check_reply(const struct request *rq, const struct view *v, const struct mcp_rep
 	if (stub.n_handle > 0)
 		check_handle_call(rq, v, r);
 	else if (stub.n_auth > 0 && !stub.token_known && stub.answer != ANS_UNAVAILABLE &&
-			 (r->http_status != 401 || r->code != RPC_UNAUTHORIZED))
+			 (r->http_status != 401 || r->code != 0))
 		fail("an unknown token must be a 401");
 	if (v->public && stub.n_handle > 0)
 		fail("a public result (nothing but _meta in params) went to handle()");

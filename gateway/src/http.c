@@ -92,6 +92,10 @@ struct req_ctx
 	const char *content_length;
 	bool		content_lengths_differ;
 	const char *transfer_encoding;
+	int			n_transfer_encoding;
+	int			n_host;
+	bool		http_1_0;
+	const char *bad_field;		/* why a header line is not one the gateway will guess at */
 	bool		close_after;	/* send Connection: close with the answer */
 	char		peer[64];
 	char		method[16];
@@ -198,12 +202,59 @@ content_type_ok(const char *ct, int count)
 	return *p == '\0' || *p == ';';
 }
 
+/* the headers whose meaning the gateway depends on: a fold of one of them is refused */
+static const char *const read_headers[] = {
+	MHD_HTTP_HEADER_CONTENT_LENGTH, MHD_HTTP_HEADER_TRANSFER_ENCODING, MHD_HTTP_HEADER_HOST,
+	"Content-Type", "Origin", "Authorization", "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name",
+};
+
+/* RFC 9110 section 5.6.2: a field name is 1*tchar */
+static bool
+is_token(const char *s)
+{
+	if (*s == '\0')
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+			  strchr("!#$%&'*+-.^_`|~", *s) != NULL))
+			return false;
+	return true;
+}
+
+/*
+ * NULL, or why this header line is refused.  libmicrohttpd 0.9.75 accepts
+ * whitespace between a field name and its colon as part of the name, and
+ * appends an obs-fold continuation line to the NAME ("Content-Length: 34"
+ * then " 0" arrives as "Content-Length0: 34"): either way a framing header
+ * would silently vanish, and a front end that reads the line otherwise would
+ * frame the body differently (RFC 9112 sections 5.1 and 5.2).
+ */
+static const char *
+field_problem(const char *key)
+{
+	if (!is_token(key))
+		return "Bad Request: a header field name with whitespace or a separator in it";
+	for (size_t i = 0; i < sizeof(read_headers) / sizeof(read_headers[0]); i++)
+	{
+		size_t		n = strlen(read_headers[i]);
+
+		if (strlen(key) > n && strncasecmp(key, read_headers[i], n) == 0)
+			return "Bad Request: a folded header line (obs-fold) is not accepted";
+	}
+	return NULL;
+}
+
 static enum MHD_Result
 collect_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
 	struct req_ctx *rc = cls;
+	const char *problem = field_problem(key);
 
 	(void) kind;
+	if (problem != NULL && rc->bad_field == NULL)
+		rc->bad_field = problem;
+	if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0)
+		rc->n_host++;
 	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
 	{
 		if (rc->content_length == NULL)
@@ -214,7 +265,9 @@ collect_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *
 	}
 	if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0)
 	{
-		rc->transfer_encoding = value ? value : "";
+		/* libmicrohttpd frames by the first, so the count matters, not the last value */
+		if (rc->n_transfer_encoding++ == 0)
+			rc->transfer_encoding = value ? value : "";
 		return MHD_YES;
 	}
 #define TAKE(hname, field, counter) \
@@ -238,8 +291,16 @@ static const char *
 framing_problem(struct req_ctx *rc, unsigned *status)
 {
 	*status = MHD_HTTP_BAD_REQUEST;
+	if (rc->bad_field != NULL)
+		return rc->bad_field;
 	if (rc->content_lengths_differ)
 		return "Bad Request: conflicting Content-Length headers";
+	if (rc->n_transfer_encoding > 1)
+		return "Bad Request: more than one Transfer-Encoding header";
+	if (rc->n_host > 1)
+		return "Bad Request: more than one Host header";
+	if (rc->transfer_encoding != NULL && rc->http_1_0)
+		return "Bad Request: Transfer-Encoding in an HTTP/1.0 request";
 	if (rc->transfer_encoding != NULL && rc->content_length != NULL)
 		return "Bad Request: both Transfer-Encoding and Content-Length";
 	if (rc->transfer_encoding != NULL && strcasecmp(rc->transfer_encoding, "chunked") != 0)
@@ -335,7 +396,7 @@ respond(struct MHD_Connection *conn, struct req_ctx *rc, unsigned status, const 
 	return ret;
 }
 
-/* An HTTP-level rejection of /mcp: a JSON-RPC error without a readable id. */
+/* An HTTP-level rejection of /mcp: a JSON-RPC error without an id (none was read). */
 static enum MHD_Result
 reject(struct MHD_Connection *conn, struct req_ctx *rc, unsigned status, const char *message,
 	   const char *allow)
@@ -488,7 +549,7 @@ process_mcp(struct MHD_Connection *conn, struct req_ctx *rc)
 }
 
 static struct req_ctx *
-new_request(struct MHD_Connection *conn, const char *url, const char *method)
+new_request(struct MHD_Connection *conn, const char *url, const char *method, const char *version)
 {
 	const union MHD_ConnectionInfo *ci;
 	struct req_ctx *rc = calloc(1, sizeof(*rc));
@@ -502,6 +563,7 @@ new_request(struct MHD_Connection *conn, const char *url, const char *method)
 	pthread_mutex_unlock(&state_mu);
 	str_copy(rc->method, sizeof(rc->method), method);
 	str_copy(rc->url, sizeof(rc->url), url);
+	rc->http_1_0 = version != NULL && strcmp(version, MHD_HTTP_VERSION_1_0) == 0;
 	rc->route = strcmp(url, "/mcp") == 0 ? ROUTE_MCP
 		: strcmp(url, "/healthz") == 0 ? ROUTE_HEALTHZ
 		: strcmp(url, "/readyz") == 0 ? ROUTE_READYZ : ROUTE_OTHER;
@@ -649,10 +711,9 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *
 	struct req_ctx *rc = *con_cls;
 
 	(void) cls;
-	(void) version;
 	if (rc == NULL)
 	{
-		*con_cls = rc = new_request(conn, url, method);
+		*con_cls = rc = new_request(conn, url, method, version);
 		return rc ? begin_request(conn, rc) : MHD_NO;
 	}
 	switch (rc->phase)

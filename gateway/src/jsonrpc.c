@@ -453,7 +453,9 @@ jsonrpc_error(json_object *id, int code, const char *message, json_object *data)
 	json_object *err = json_object_new_object();
 
 	json_object_object_add(resp, "jsonrpc", json_object_new_string("2.0"));
-	json_object_object_add(resp, "id", id ? json_object_get(id) : NULL);
+	/* an id that could not be read is omitted: the 2026-07-28 schema has no null id */
+	if (id != NULL)
+		json_object_object_add(resp, "id", json_object_get(id));
 	json_object_object_add(err, "code", json_object_new_int(code));
 	json_object_object_add(err, "message", json_object_new_string(message));
 	if (data)

@@ -15,8 +15,6 @@
 #define RPC_METHOD_NOT_FOUND	(-32601)
 #define RPC_INVALID_PARAMS		(-32602)
 #define RPC_INTERNAL_ERROR		(-32603)
-/* implementation-defined (-32000..-32019): authentication required/failed */
-#define RPC_UNAUTHORIZED		(-32001)
 /* MCP 2026-07-28 */
 #define RPC_HEADER_MISMATCH		(-32020)
 #define RPC_MISSING_CAPABILITY	(-32021)
@@ -46,7 +44,11 @@ extern int	jsonrpc_parse(const char *buf, size_t len, int max_depth, json_object
  */
 extern int	jsonrpc_check(json_object *root, struct rpc_msg *m, const char **why);
 
-/* {"jsonrpc":"2.0","id":id|null,"error":{code,message[,data]}}; data is consumed */
+/*
+ * {"jsonrpc":"2.0","id":id,"error":{code,message[,data]}}; without "id" when
+ * id is NULL (it could not be read: MCP 2026-07-28 forbids a null id); data
+ * is consumed.
+ */
 extern json_object *jsonrpc_error(json_object *id, int code, const char *message, json_object *data);
 
 /* {"jsonrpc":"2.0","id":id,"result":result}; result is consumed */

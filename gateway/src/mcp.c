@@ -6,7 +6,7 @@
  *   JSON parse (-32700) -> JSON-RPC shape (-32600) -> notification? 202
  *   -> required _meta (-32602) -> MCP-Protocol-Version / Mcp-Method /
  *   Mcp-Name headers (-32020) -> protocol version (-32022) -> method known
- *   from features() (-32601, 404) -> bearer token present (-32001, 401)
+ *   from features() (-32601, 404) -> bearer token present (401, OAuth error)
  *   -> a public result from memory, or one handle() statement.
  *
  * (Origin, path, HTTP method, Content-Type and size are checked in http.c
@@ -60,6 +60,17 @@ set_body(struct mcp_reply *r, json_object *resp)
 	json_object_put(resp);
 }
 
+/* {"error": code, "error_description": message}: a 401 as RFC 6750 and the MCP SDKs answer it */
+static json_object *
+oauth_error(const char *code, const char *message)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "error", json_object_new_string(code));
+	json_object_object_add(o, "error_description", json_object_new_string(message));
+	return o;
+}
+
 /* An error of kind: status, code and headers from the outcome table; data is consumed. */
 static void
 reply_outcome(struct mcp_reply *r, json_object *id, enum outcome_kind kind, const char *message,
@@ -74,6 +85,14 @@ reply_outcome(struct mcp_reply *r, json_object *id, enum outcome_kind kind, cons
 	r->retry_after = o->retry_after;
 	r->www_authenticate = o->www_authenticate;
 	str_copy(r->detail, sizeof(r->detail), message);
+	if (o->oauth_error != NULL)
+	{
+		json_object_put(data);
+		if (r->reason[0] == '\0')
+			str_copy(r->reason, sizeof(r->reason), o->oauth_error);
+		set_body(r, oauth_error(o->oauth_error, message));
+		return;
+	}
 	set_body(r, jsonrpc_error(id, o->rpc_code, message, data));
 }
 

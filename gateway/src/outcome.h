@@ -3,7 +3,8 @@
  *		The one outcome table: every way a request can end, whether the
  *		gateway, the extension (an outcome object's error.kind) or a SQLSTATE
  *		decided it, and what each becomes on the wire (HTTP status, JSON-RPC
- *		code, Retry-After, WWW-Authenticate).  docs/gateway.md prints it.
+ *		code or OAuth error, Retry-After, WWW-Authenticate).  docs/gateway.md
+ *		prints it.
  */
 #ifndef GW_OUTCOME_H
 #define GW_OUTCOME_H
@@ -46,6 +47,14 @@ struct outcome
 	const char *www_authenticate;	/* NULL = none */
 	const char *message;		/* the client's message when the caller has none */
 	bool		extension_kind; /* handle() may return it */
+	/*
+	 * A 401: the body is the OAuth error object {"error": oauth_error,
+	 * "error_description": message} of RFC 6750 / OAuth 2.1 section 5.3, as
+	 * the official MCP SDKs answer, and there is no JSON-RPC code (rpc_code
+	 * 0): MCP 2026-07-28 defines none for an unauthenticated request, and
+	 * -32000..-32019 are legacy codes new implementations should not send.
+	 */
+	const char *oauth_error;
 };
 
 extern const struct outcome *outcome_of(enum outcome_kind kind);

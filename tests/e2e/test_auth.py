@@ -25,18 +25,32 @@ class AuthTest(GatewayTestCase):
         return self.gw.rpc(method, params, id=id, token=token, caps={"elicitation": {}}, headers=headers)
 
     def assertUnauthorized(self, r, id):
-        self.assertRpcError(r, -32001, 401, id=id)
-        self.assertTrue(r.headers.get("www-authenticate", "").startswith("Bearer"), r.headers)
+        # What the spec (authorization: OAuth 2.1 section 5.3 / RFC 6750) and the official SDK's
+        # bearer-auth answer (bearerAuthChallengeResponse) send: HTTP 401, a Bearer challenge and
+        # the OAuth error object, no JSON-RPC code (it was -32001, in the range 2026-07-28 calls
+        # legacy).  `id` is no longer echoed: the body is not a JSON-RPC message.
+        self.assertEqual(r.status, 401, r)
+        self.assertTrue(r.headers.get("www-authenticate", "").startswith("Bearer realm=\"mcp-notes\""), r.headers)
+        self.assertEqual(r.headers.get("content-type", "").split(";")[0], "application/json", r)
+        self.assertIsNotNone(r.json, r)
+        self.assertEqual(set(r.json), {"error", "error_description"}, r)
+        self.assertEqual(r.json["error"], "invalid_token", r)
+        self.assertIsInstance(r.json["error_description"], str, r)
 
     def test_missing_token_is_401(self):
         for n, method in enumerate(METHODS):
             with self.subTest(method=method):
-                self.assertUnauthorized(self.call(method, None, id=n), n)
+                r = self.call(method, None, id=n)
+                self.assertUnauthorized(r, n)
+                # RFC 6750 section 3.1: no error code in the challenge when no credentials were sent
+                self.assertEqual(r.headers.get("www-authenticate"), 'Bearer realm="mcp-notes"')
 
     def test_wrong_token_is_401(self):
         for n, method in enumerate(METHODS):
             with self.subTest(method=method):
-                self.assertUnauthorized(self.call(method, "mcpn_" + "A" * 43, id=n), n)
+                r = self.call(method, "mcpn_" + "A" * 43, id=n)
+                self.assertUnauthorized(r, n)
+                self.assertEqual(r.headers.get("www-authenticate"), 'Bearer realm="mcp-notes", error="invalid_token"')
 
     def test_malformed_authorization_is_401(self):
         for value in ("Basic YWxpY2U6cHc=", "Bearer", "Bearer ", "Bearer a b", "Token abc",
@@ -226,4 +240,7 @@ class LogTest(GatewayTestCase):
         self.assertEqual(requests[2]["tool"], "notes_delete")
         self.assertEqual(requests[4]["reason"], "state_already_used")
         self.assertEqual(requests[4]["code"], -32602)
+        # a 401 is not a JSON-RPC error: no code in its line, the OAuth error as its reason
+        self.assertNotIn("code", requests[1])
+        self.assertEqual(requests[1]["reason"], "invalid_token")
         self.assertTrue(all(e["gateway"] == gw.gateway_id for e in requests))

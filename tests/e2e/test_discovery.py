@@ -54,3 +54,18 @@ class DiscoveryTest(GatewayTestCase):
         r = self.gw.rpc("server/discover", id=5, token=self.token)
         self.assertEqual(r.headers["content-type"], "application/json")
         self.assertEqual(r.headers.get("cache-control"), "no-store")
+
+    def test_http_caching_stays_no_store_whatever_cache_scope_says(self):
+        """docs/gateway.md, Caching: ttlMs/cacheScope are for the MCP client's result cache (keyed by
+        method and params); the HTTP message is a POST answer carrying this request's id, so it is
+        no-store, never public (which would let a shared cache keep a response to a request with
+        Authorization) and without the Content-Location a cache would need to reuse it."""
+        for method, params in (("server/discover", None), ("tools/list", None), ("tools/list", {"pad": 1})):
+            with self.subTest(method=method, params=params):
+                r = self.gw.rpc(method, params, id="c", token=self.token)
+                result = self.assertResult(r, id="c")
+                self.assertEqual(result["cacheScope"], "public")
+                self.assertGreater(result["ttlMs"], 0)
+                self.assertEqual(r.headers.get("cache-control"), "no-store", r.headers)
+                for h in ("expires", "content-location", "age", "pragma", "vary"):
+                    self.assertNotIn(h, r.headers, r.headers)

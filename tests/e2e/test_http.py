@@ -135,6 +135,30 @@ class HttpTest(GatewayTestCase):
         r = self.gw.post_raw("{not json", headers=self.headers(Origin="http://evil.example"))
         self.assertEqual(r.status, 403, r)
 
+    # ---- errors whose id could not be read omit it (never "id": null) ----
+
+    def test_refusals_before_the_id_is_read_have_no_id(self):
+        big = self.good_body(params={"pad": "x" * 5000})
+        cases = [
+            ("403 Origin", lambda: self.gw.post_raw(self.good_body(), headers=self.headers(Origin="http://evil.example")), 403),
+            ("405", lambda: self.gw.request("GET", "/mcp"), 405),
+            ("415", lambda: self.gw.post_raw(self.good_body(), headers=self.headers(), content_type="text/plain"), 415),
+            ("413", lambda: self.gw.post_raw(big, headers=self.headers()), 413),
+            ("parse error", lambda: self.gw.post_raw("{", headers=self.headers()), 400),
+            ("batch", lambda: self.gw.post_raw("[" + self.good_body() + "]", headers=self.headers()), 400),
+            ("id null", lambda: self.gw.post_raw('{"jsonrpc":"2.0","id":null,"method":"tools/list"}',
+                                                 headers=self.headers()), 400),
+            ("id 1.5", lambda: self.gw.post_raw('{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}',
+                                                headers=self.headers()), 400),
+        ]
+        for label, send, status in cases:
+            with self.subTest(label):
+                r = send()
+                self.assertEqual(r.status, status, r)
+                self.assertIsNotNone(r.json, r)
+                self.assertIn("error", r.json, r)
+                self.assertNotIn("id", r.json, r)
+
     # ---- -32700 ----
 
     def test_malformed_json_is_32700(self):

@@ -278,16 +278,19 @@ def flip_bytes(text, transform):
 
 class Expect:
     """status: HTTP status; code: JSON-RPC error code (None: not a JSON-RPC
-    error); id: the id the error/result must carry (... = not checked);
+    error); id: the id the error/result must carry (... = not checked, None = no
+    id member: the id could not be read);
     reason: error.data.reason (... = not checked, None = no data.reason);
     result: resultType of a result; closed: the server must close the
     connection after answering; http_only: libmicrohttpd's own error page
-    (no JSON-RPC); no_response: the connection ends without a response."""
+    (no JSON-RPC); no_response: the connection ends without a response;
+    oauth_error: a 401 whose body is the OAuth error object {error, error_description}."""
 
     def __init__(self, status=None, code=None, id=..., reason=..., result=None, closed=None,
-                 http_only=False, no_response=False):
+                 http_only=False, no_response=False, oauth_error=None):
         self.status, self.code, self.id, self.reason = status, code, id, reason
         self.result, self.closed, self.http_only, self.no_response = result, closed, http_only, no_response
+        self.oauth_error = oauth_error
 
 
 def err(code, status, id=1, reason=..., **kw):
@@ -298,8 +301,10 @@ PARSE = err(-32700, 400, id=None)
 INVALID = err(-32600, 400)
 INVALID_NO_ID = err(-32600, 400, id=None)
 HEADER = err(-32020, 400)
-UNAUTH = err(-32001, 401)
+# 401: the OAuth error object of RFC 6750 / the official SDK's bearer auth, not JSON-RPC (was -32001)
+UNAUTH = Expect(status=401, oauth_error="invalid_token")
 MEDIA = Expect(status=415, code=-32600, id=None)
+FRAMING = Expect(status=400, code=-32600, id=None, closed=True)
 OK = Expect(status=200, result="complete", id=1)
 
 
@@ -487,8 +492,10 @@ row("nul_in_authorization_after_a_valid_token", None,
 row("cr_in_mcp_method", HEADER)(lambda c: send(c, rpc_body(), mcp_headers(c, "tools/\rlist")))
 row("bare_lf_in_mcp_method", Expect(status=400, http_only=True))(
     lambda c: send(c, rpc_body(), mcp_headers(c, "tools/\nlist")))
-row("obs_fold_continuation_of_mcp_method", HEADER)(
-    lambda c: send(c, rpc_body(), mcp_headers(c, drop=(b"mcp-method",), extra=[b"Mcp-Method: tools/list", b" folded"])))
+# libmicrohttpd appends the continuation to the name ("Mcp-Methodfolded"): refused as framing since
+# the obs-fold fix (it was -32020, "required Mcp-Method header is missing")
+row("obs_fold_continuation_of_mcp_method", FRAMING)(
+    lambda c: send(c, rpc_body(), mcp_headers(c, drop=(b"mcp-method",), extra=[b"Mcp-Method: tools/list", b" folded"]), probe_close=2))
 row("crlf_injection_in_a_json_string_header_mirror", HEADER)(
     lambda c: send(c, rpc_body("tools/call", {"name": "a\r\nX-Evil: 1"}, caps=ELICIT),
                    mcp_headers(c, "tools/call", name=b"a")))
@@ -587,6 +594,67 @@ row("transfer_encoding_gzip_chunked", None)(
     lambda c: refused(exchange(c.gw.port, http_request(b"", mcp_headers(c, extra=[b"Transfer-Encoding: gzip, chunked"]),
                                                        content_length=False, connection_close=False) + chunked(rpc_body(), 50),
                                timeout=2, probe_close=1), (400, 501), closed=True))
+
+
+# ---- ambiguous framing (RFC 9112 sections 2.2, 3.2, 5.1, 5.2, 6): 400 and the connection closed,
+# before anything of the body is read.  libmicrohttpd 0.9.75 appends an obs-fold continuation
+# line to the header's NAME ("Content-Length: 34" + " 0" is seen as "Content-Length0: 34"), so a
+# folded framing header vanishes: the body would then be read as the next request on the
+# connection.  The raw bytes below are what a front end that unfolds (or ignores the fold) and
+# this gateway would read differently.
+
+
+def framing(ctx, header_lines, body=None, tail=b"", version=b"HTTP/1.1", timeout=5):
+    """A POST /mcp whose framing headers are `header_lines` (no Content-Length is added), followed
+    by `body` (default: a valid tools/list) and `tail`.  One response is expected, and then the
+    close: a second response (the body read as another request) shows as closed=False."""
+    body = rpc_body() if body is None else body
+    head = http_request(b"", mcp_headers(ctx) + list(header_lines), content_length=False, connection_close=False)
+    head = head.replace(b" HTTP/1.1\r\n", b" " + version + b"\r\n", 1)
+    return exchange(ctx.gw.port, head + body + tail, timeout=timeout, probe_close=2)
+
+
+def smuggled(ctx):
+    """A whole second request: what the body of a folded-Content-Length request would become."""
+    return http_request(rpc_body(id=2), mcp_headers(ctx), connection_close=False)
+
+
+row("content_length_obs_fold_smuggles_the_body", FRAMING)(
+    lambda c: (lambda second: framing(c, [b"Content-Length: %d" % (len(second) // 10), b" %d" % (len(second) % 10)],
+                                      body=second))(smuggled(c)))
+row("content_length_obs_fold_with_tab", FRAMING)(
+    lambda c: framing(c, [b"Content-Length: %d" % (len(rpc_body()) // 10), b"\t%d" % (len(rpc_body()) % 10)]))
+row("transfer_encoding_obs_fold", FRAMING)(
+    lambda c: framing(c, [b"Transfer-Encoding:", b" chunked"], body=chunked(rpc_body(), 50)))
+row("content_type_obs_fold", FRAMING)(
+    lambda c: send(c, rpc_body(), mcp_headers(c, drop=(b"content-type",),
+                                              extra=[b"Content-Type: application/json", b"  ;charset=utf-8"]),
+                   probe_close=2))
+row("transfer_encoding_identity_then_chunked", FRAMING)(
+    lambda c: framing(c, [b"Transfer-Encoding: identity", b"Transfer-Encoding: chunked"], body=chunked(rpc_body(), 50)))
+row("transfer_encoding_chunked_twice", FRAMING)(
+    lambda c: framing(c, [b"Transfer-Encoding: chunked", b"Transfer-Encoding: chunked"], body=chunked(rpc_body(), 50)))
+row("whitespace_before_colon_in_content_length", FRAMING)(
+    lambda c: (lambda second: framing(c, [b"Content-Length : %d" % len(second)], body=second))(smuggled(c)))
+row("tab_before_colon_in_transfer_encoding", FRAMING)(
+    lambda c: framing(c, [b"Transfer-Encoding\t: chunked"], body=chunked(rpc_body(), 50)))
+row("host_twice", FRAMING)(
+    lambda c: send(c, rpc_body(), mcp_headers(c, extra=[b"Host: attacker.example"]), probe_close=2))
+row("transfer_encoding_in_http_1_0", FRAMING)(
+    lambda c: framing(c, [b"Transfer-Encoding: chunked"], body=chunked(rpc_body(), 50), version=b"HTTP/1.0"))
+# what is not ambiguous is served: one Content-Length repeated with the same value (RFC 9110
+# section 8.6), leading zeros (1*DIGIT), trailers of a chunked body (never read as headers)
+row("content_length_twice_same_value", OK)(
+    lambda c: send(c, rpc_body(), mcp_headers(c, extra=[b"Content-Length: %d" % len(rpc_body())])))
+row("content_length_with_leading_zeros", OK)(
+    lambda c: exchange(c.gw.port, http_request(rpc_body(), mcp_headers(c, extra=[b"Content-Length: 000%d" % len(rpc_body())]),
+                                               content_length=False)))
+row("content_length_with_plus_sign", Expect(status=400, http_only=True))(
+    lambda c: exchange(c.gw.port, http_request(rpc_body(), mcp_headers(c, extra=[b"Content-Length: +%d" % len(rpc_body())]),
+                                               content_length=False)))
+row("chunked_trailers_do_not_replace_headers", OK)(
+    lambda c: exchange(c.gw.port, chunked_request(c, rpc_body(), 64)[:-2] +
+                       b"Mcp-Method: tools/call\r\nContent-Length: 5\r\nAuthorization: Bearer x\r\n\r\n"))
 
 
 # ---- requestState: a real state from a real step 1, answered with "accept"
@@ -727,9 +795,18 @@ class HostileRequestsTest(GatewayTestCase):
             return
         self.assertEqual((reply.header("content-type") or "").split(";")[0], "application/json", reply)
         doc = reply.json()
+        if e.oauth_error is not None:
+            self.assertEqual(doc, {"error": e.oauth_error, "error_description": doc.get("error_description")}, reply)
+            self.assertIsInstance(doc["error_description"], str, reply)
+            self.assertTrue((reply.header("www-authenticate") or "").startswith("Bearer "), reply)
+            return
         self.assertEqual(doc.get("jsonrpc"), "2.0", reply)
-        self.assertIn("id", doc, reply)
-        if e.id is not ...:
+        if e.id is None:
+            # an id that could not be read is omitted: the 2026-07-28 schema has no null id
+            self.assertNotIn("id", doc, reply)
+        else:
+            self.assertIn("id", doc, reply)
+        if e.id is not ... and e.id is not None:
             self.assertEqual(doc["id"], e.id, reply)
             self.assertIs(type(doc["id"]), type(e.id), reply)
         if e.code is not None:
