@@ -87,6 +87,20 @@ $$;
 COMMENT ON FUNCTION prune_spent_states() IS
 'Deletes spent and cancelled nonces of expired states, budget rows older than a day that counted nothing suppressed, and keys retired more than a day ago; returns the rows removed';
 
+-- revoked_at is the time of the revocation, not the start of the operator's
+-- transaction, so it compares with the audit's at (also clock_timestamp()).
+CREATE OR REPLACE FUNCTION revoke_token(token text) RETURNS boolean
+LANGUAGE sql VOLATILE STRICT SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+    WITH revoked AS (
+        UPDATE tokens t SET revoked_at = clock_timestamp()
+        WHERE t.token_hash = _token_hash(token) AND t.revoked_at IS NULL
+        RETURNING 1
+    )
+    SELECT count(*) > 0 FROM revoked
+$$;
+
 -- Expiry is judged by the clock at the time of the call, and the statement
 -- must be its own transaction (docs/sql-api.md).
 CREATE OR REPLACE FUNCTION authenticate(token text) RETURNS text

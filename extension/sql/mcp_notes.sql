@@ -362,7 +362,7 @@ LANGUAGE sql VOLATILE STRICT SECURITY DEFINER
 SET search_path = mcp_notes, pg_temp
 AS $$
     WITH revoked AS (
-        UPDATE tokens t SET revoked_at = now()
+        UPDATE tokens t SET revoked_at = clock_timestamp()
         WHERE t.token_hash = _token_hash(token) AND t.revoked_at IS NULL
         RETURNING 1
     )

@@ -62,6 +62,12 @@ SELECT :'deleted' AS deleted,
 FROM mcp_notes.delete_audit a, mcp_notes.spent_states s
 WHERE a.outcome = 'decline' AND s.outcome = 'decline';
 
+-- So is a revocation, so it compares with the audit's times.
+SELECT mcp_notes.issue_token('erin') AS tok_r \gset
+SELECT pg_sleep(1.1) AS slept, mcp_notes.revoke_token(:'tok_r') AS revoked, now() AS started \gset
+SELECT :'revoked' AS revoked, t.revoked_at - :'started'::timestamptz >= interval '1 second' AS revoked_at_timed_at_the_act
+FROM mcp_notes.tokens t WHERE t.token_hash = mcp_notes._token_hash(:'tok_r');
+
 -- What a client says about itself is stored bounded: name and version when
 -- they are strings, each cut to 100 characters, control characters escaped;
 -- anything else is dropped.  A gateway id is bounded the same way.
@@ -84,7 +90,8 @@ SELECT a.outcome, a.client_info FROM mcp_notes.delete_audit a ORDER BY a.audit_i
 DELETE FROM mcp_notes.delete_audit;
 SELECT t.ask() AS state \gset
 SELECT count(*) FILTER (WHERE r #>> '{result,structuredContent,cancelled}' = 'true') AS cancels_answered
-FROM generate_series(1, 50) i, mcp_notes.handle_as('erin', t.req(:'state', t.answer('cancel'), NULL)) r;
+FROM generate_series(1, 50) i,
+     mcp_notes.handle_as('erin', t.req(:'state', t.answer('cancel'), jsonb_build_object('name', 'client ' || i))) r;
 SELECT outcome, count(*) FROM mcp_notes.delete_audit GROUP BY 1;
 -- ... and the state is still good for an accept.
 SELECT mcp_notes.handle_as('erin', t.req(:'state', t.accept(t.note_id('entry note')), NULL))
