@@ -253,23 +253,30 @@ $$;
 COMMENT ON FUNCTION _reported_client_info(jsonb) IS
 'Internal: the client_info the audit stores: name and version when they are strings, each bounded (_reported_text); NULL when neither';
 
--- One audit row, timed by the clock when it is written.  A cancel is
--- audited once per state (cancelled_states); declines and cancels beyond
--- decline_cancel_budget per principal and hour are counted in audit_budget
--- instead of written (a decline's spent state is then recorded by that
--- count).  Accepts and stale confirmations are always written.
+-- One audit row.  Its at is the time of the act: for an answer that spent
+-- a state (accept, decline, stale) the time it was spent (spent_states.
+-- spent_at, clock_timestamp() then), so both records of one act carry the
+-- same time; else clock_timestamp().  A cancel is audited once per state
+-- (cancelled_states); declines and cancels beyond mcp_notes.audit_budget
+-- per principal and hour are counted in audit_budget instead of written
+-- (a decline's spent state is then recorded by that count).  Accepts and
+-- stale confirmations are always written.
 CREATE FUNCTION _audit(principal text, request jsonb, workspace text, note notes, outcome text) RETURNS void
 LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
-    decline_cancel_budget constant integer := 100;
-    act_time timestamptz := clock_timestamp();
+    budget constant integer := coalesce(current_setting('mcp_notes.audit_budget', true)::integer, 1000);
+    act_time timestamptz;
     state jsonb;
     within_budget boolean;
 BEGIN
-    IF outcome = 'cancel' THEN
+    IF request -> 'params' ->> 'requestState' IS NOT NULL THEN
         state := _open_state(request -> 'params' ->> 'requestState');
+        SELECT s.spent_at INTO act_time FROM spent_states s WHERE s.nonce = state ->> 'nonce';
+    END IF;
+    act_time := coalesce(act_time, clock_timestamp());
+    IF outcome = 'cancel' THEN
         INSERT INTO cancelled_states (nonce, expires_at, cancelled_at)
         VALUES (state ->> 'nonce', to_timestamp((state ->> 'exp')::bigint), act_time)
         ON CONFLICT DO NOTHING;
@@ -281,7 +288,7 @@ BEGIN
         INSERT INTO audit_budget AS b (principal, window_start, written)
         VALUES (_audit.principal, date_bin('1 hour', act_time, timestamptz '2000-01-01 00:00+00'), 1)
         ON CONFLICT ON CONSTRAINT audit_budget_pkey DO UPDATE SET written = b.written + 1
-            WHERE b.written < decline_cancel_budget
+            WHERE b.written < budget
         RETURNING true INTO within_budget;
         IF within_budget IS NULL THEN
             UPDATE audit_budget b
@@ -301,7 +308,7 @@ BEGIN
 END;
 $$;
 COMMENT ON FUNCTION _audit(text, jsonb, text, notes, text) IS
-'Internal: appends one row to delete_audit at clock_timestamp() (request id, bounded gateway id and client info from the request object); a cancel once per state, declines and cancels beyond the hourly budget counted in audit_budget';
+'Internal: appends one row to delete_audit at the time of the act (request id, bounded gateway id and client info from the request object); a cancel once per state, declines and cancels beyond mcp_notes.audit_budget per hour counted in audit_budget';
 
 -- Arguments, as the inputSchema says.  A malformed workspaceUri is a tool
 -- error (a result a model can act on), not an invalid_params.

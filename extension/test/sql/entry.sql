@@ -58,7 +58,8 @@ SELECT pg_sleep(1.1) AS slept,
        now() AS started \gset
 SELECT :'deleted' AS deleted,
        a.at - :'started'::timestamptz >= interval '1 second' AS audit_timed_at_the_act,
-       s.spent_at - :'started'::timestamptz >= interval '1 second' AS spent_timed_at_the_act
+       s.spent_at - :'started'::timestamptz >= interval '1 second' AS spent_timed_at_the_act,
+       a.at = s.spent_at AS one_time_for_the_act
 FROM mcp_notes.delete_audit a, mcp_notes.spent_states s
 WHERE a.outcome = 'decline' AND s.outcome = 'decline';
 
@@ -106,6 +107,7 @@ SELECT pg_sleep(CASE WHEN r < 15 THEN r + 0.1 ELSE 0 END) AS waited
 FROM (SELECT 3600 - extract(epoch FROM clock_timestamp())::numeric % 3600 AS r) x \gset
 DELETE FROM mcp_notes.delete_audit;
 DELETE FROM mcp_notes.audit_budget;
+SET mcp_notes.audit_budget = 100;         -- (1000 by default; superuser-only)
 SELECT count(*) AS declines_before FROM mcp_notes.spent_states WHERE outcome = 'decline' \gset
 SELECT count(*) AS answered
 FROM generate_series(1, 130) i,
@@ -120,6 +122,7 @@ SELECT (SELECT count(*) FROM mcp_notes.spent_states WHERE outcome = 'decline') -
        + (SELECT sum(suppressed_declines) FROM mcp_notes.audit_budget) AS every_decline_recorded;
 -- Pruning keeps the budget rows that counted something (the summary).
 SELECT mcp_notes.prune_spent_states() >= 0 AS pruned, count(*) AS budget_rows_kept FROM mcp_notes.audit_budget;
+RESET mcp_notes.audit_budget;
 -- An accept is never held back by the budget.
 SELECT mcp_notes.handle_as('erin', t.req(s, t.accept(t.note_id('entry note')), NULL))
        #>> '{result,structuredContent,deleted}' AS deleted_over_budget
