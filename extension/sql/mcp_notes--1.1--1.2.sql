@@ -13,6 +13,113 @@
 ALTER FUNCTION _title_trigrams(text) SET search_path = mcp_notes, pg_temp;
 
 -------------------------------------------------------------------------------
+-- Tokens judged at the time of the act, a bounded audit, triggers that fire
+-- in replica mode
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION _require_own_transaction(entry text) RETURNS void
+AS 'MODULE_PATHNAME', 'mcp_notes_require_own_transaction'
+LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION _require_own_transaction(text) IS
+'Internal: raises 25001 unless the calling statement is its own transaction and began just now, so a bearer token is judged by a fresh snapshot';
+
+-- A cancel spends nothing, so one state could be cancelled any number of
+-- times: it is audited the first time only.  Pruned with spent_states.
+CREATE TABLE cancelled_states (
+    nonce         text PRIMARY KEY,
+    expires_at    timestamptz NOT NULL,
+    cancelled_at  timestamptz NOT NULL
+);
+CREATE INDEX cancelled_states_expires_at ON cancelled_states (expires_at);
+COMMENT ON TABLE cancelled_states IS 'One row per requestState nonce whose cancel has been audited; prunable once expired';
+
+-- Declines and cancels cost the caller nothing but a round trip, so each
+-- principal may write a bounded number of their audit rows per hour; the
+-- rest are counted here (the summary an operator reads beside the audit).
+CREATE TABLE audit_budget (
+    principal            text NOT NULL,
+    window_start         timestamptz NOT NULL,
+    written              integer NOT NULL DEFAULT 0,
+    suppressed_declines  bigint NOT NULL DEFAULT 0,
+    suppressed_cancels   bigint NOT NULL DEFAULT 0,
+    last_suppressed_at   timestamptz,
+    PRIMARY KEY (principal, window_start)
+);
+COMMENT ON TABLE audit_budget IS
+'Per principal and hour: decline and cancel audit rows written, and those beyond the budget counted instead of written';
+
+-- Replica mode (session_replication_role = replica: logical replication,
+-- some restore tools) skips ordinary triggers; these two must still fire.
+ALTER TABLE delete_audit ENABLE ALWAYS TRIGGER delete_audit_append_only;
+ALTER TABLE tokens ENABLE ALWAYS TRIGGER tokens_changed;
+
+SELECT pg_catalog.pg_extension_config_dump('audit_budget', '');
+
+-- Spent and cancelled nonces are pruned together.
+CREATE OR REPLACE FUNCTION prune_spent_states() RETURNS bigint
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    nonces bigint;
+    cancels bigint;
+    budgets bigint;
+    keys bigint;
+BEGIN
+    -- An expired state fails its expiry check before its nonce is looked
+    -- up, so forgetting the nonce cannot make it usable again.
+    DELETE FROM spent_states WHERE expires_at < now() - interval '1 minute';
+    GET DIAGNOSTICS nonces = ROW_COUNT;
+    DELETE FROM cancelled_states WHERE expires_at < now() - interval '1 minute';
+    GET DIAGNOSTICS cancels = ROW_COUNT;
+    -- Budget rows that counted nothing beyond the budget say nothing the
+    -- audit does not; those that did are the summary and stay.
+    DELETE FROM audit_budget
+    WHERE window_start < now() - interval '1 day' AND suppressed_declines = 0 AND suppressed_cancels = 0;
+    GET DIAGNOSTICS budgets = ROW_COUNT;
+    -- No state outlives the longest allowed lifetime (one day), so a key
+    -- retired longer ago than that has nothing left to verify.
+    DELETE FROM state_keys WHERE retired_at < now() - interval '1 day';
+    GET DIAGNOSTICS keys = ROW_COUNT;
+    RETURN nonces + cancels + budgets + keys;
+END;
+$$;
+COMMENT ON FUNCTION prune_spent_states() IS
+'Deletes spent and cancelled nonces of expired states, budget rows older than a day that counted nothing suppressed, and keys retired more than a day ago; returns the rows removed';
+
+-- revoked_at is the time of the revocation, not the start of the operator's
+-- transaction, so it compares with the audit's at (also clock_timestamp()).
+CREATE OR REPLACE FUNCTION revoke_token(token text) RETURNS boolean
+LANGUAGE sql VOLATILE STRICT SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+    WITH revoked AS (
+        UPDATE tokens t SET revoked_at = clock_timestamp()
+        WHERE t.token_hash = _token_hash(token) AND t.revoked_at IS NULL
+        RETURNING 1
+    )
+    SELECT count(*) > 0 FROM revoked
+$$;
+
+-- Expiry is judged by the clock at the time of the call, and the statement
+-- must be its own transaction (docs/sql-api.md).
+CREATE OR REPLACE FUNCTION authenticate(token text) RETURNS text
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    who text;
+BEGIN
+    PERFORM _require_own_transaction('mcp_notes.authenticate');
+    SELECT t.principal INTO who FROM tokens t
+    WHERE t.token_hash = _token_hash(token)
+      AND t.revoked_at IS NULL
+      AND t.expires_at > clock_timestamp();
+    RETURN who;
+END;
+$$;
+
+-------------------------------------------------------------------------------
 -- Outcomes
 -------------------------------------------------------------------------------
 
@@ -232,18 +339,76 @@ $$;
 COMMENT ON FUNCTION _delete_form(text, notes[]) IS 'Internal: the delete_choice form for the given candidate notes (at least one)';
 
 
-CREATE FUNCTION _audit(principal text, request jsonb, workspace text, note notes, outcome text) RETURNS void
-LANGUAGE sql VOLATILE
+-- clientInfo is diagnostics, never identity: only its name and version
+-- (strings) are kept, bounded; anything else is dropped.
+CREATE FUNCTION _reported_client_info(info jsonb) RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = mcp_notes, pg_temp
 AS $$
-    INSERT INTO delete_audit (principal, workspace_uri, note_id, note_uri, title, outcome,
+    SELECT nullif(jsonb_strip_nulls(jsonb_build_object(
+        'name', CASE WHEN jsonb_typeof(info -> 'name') = 'string' THEN _printable(info ->> 'name', 100) END,
+        'version', CASE WHEN jsonb_typeof(info -> 'version') = 'string' THEN _printable(info ->> 'version', 100) END)),
+        '{}'::jsonb)
+$$;
+COMMENT ON FUNCTION _reported_client_info(jsonb) IS
+'Internal: the client_info the audit stores: name and version when they are strings, each bounded and made printable (_printable); NULL when neither';
+
+-- One audit row.  Its at is the time of the act: for an answer that spent
+-- a state (accept, decline, stale) the time it was spent (spent_states.
+-- spent_at, clock_timestamp() then), so both records of one act carry the
+-- same time; else clock_timestamp().  A cancel is audited once per state
+-- (cancelled_states); declines and cancels beyond mcp_notes.audit_budget
+-- per principal and hour are counted in audit_budget instead of written
+-- (a decline's spent state is then recorded by that count).  Accepts and
+-- stale confirmations are always written.
+CREATE FUNCTION _audit(principal text, request jsonb, workspace text, note notes, outcome text) RETURNS void
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    budget constant integer := coalesce(current_setting('mcp_notes.audit_budget', true)::integer, 1000);
+    act_time timestamptz;
+    state jsonb;
+    within_budget boolean;
+BEGIN
+    IF request -> 'params' ->> 'requestState' IS NOT NULL THEN
+        state := _open_state(request -> 'params' ->> 'requestState');
+        SELECT s.spent_at INTO act_time FROM spent_states s WHERE s.nonce = state ->> 'nonce';
+    END IF;
+    act_time := coalesce(act_time, clock_timestamp());
+    IF outcome = 'cancel' THEN
+        INSERT INTO cancelled_states (nonce, expires_at, cancelled_at)
+        VALUES (state ->> 'nonce', to_timestamp((state ->> 'exp')::bigint), act_time)
+        ON CONFLICT DO NOTHING;
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
+    END IF;
+    IF outcome IN ('decline', 'cancel') THEN
+        INSERT INTO audit_budget AS b (principal, window_start, written)
+        VALUES (_audit.principal, date_bin('1 hour', act_time, timestamptz '2000-01-01 00:00+00'), 1)
+        ON CONFLICT ON CONSTRAINT audit_budget_pkey DO UPDATE SET written = b.written + 1
+            WHERE b.written < budget
+        RETURNING true INTO within_budget;
+        IF within_budget IS NULL THEN
+            UPDATE audit_budget b
+            SET suppressed_declines = b.suppressed_declines + (outcome = 'decline')::integer,
+                suppressed_cancels = b.suppressed_cancels + (outcome = 'cancel')::integer,
+                last_suppressed_at = act_time
+            WHERE b.principal = _audit.principal
+              AND b.window_start = date_bin('1 hour', act_time, timestamptz '2000-01-01 00:00+00');
+            RETURN;
+        END IF;
+    END IF;
+    INSERT INTO delete_audit (at, principal, workspace_uri, note_id, note_uri, title, outcome,
                               request_id, gateway_id, client_info)
-    VALUES (principal, workspace, (note).note_id, (note).uri, (note).title, outcome,
-            _printable(request ->> 'requestId', 200), left(request ->> 'gatewayId', 200),
-            CASE WHEN jsonb_typeof(request -> 'clientInfo') = 'object' THEN request -> 'clientInfo' END)
+    VALUES (act_time, principal, workspace, (note).note_id, (note).uri, (note).title, outcome,
+            _printable(request ->> 'requestId', 200), _printable(request ->> 'gatewayId', 200),
+            _reported_client_info(request -> 'clientInfo'));
+END;
 $$;
 COMMENT ON FUNCTION _audit(text, jsonb, text, notes, text) IS
-'Internal: appends one row to delete_audit (request id, gateway id and client info taken from the request object)';
+'Internal: appends one row to delete_audit at the time of the act (request id, bounded gateway id and client info from the request object); a cancel once per state, declines and cancels beyond mcp_notes.audit_budget per hour counted in audit_budget';
 
 -- Arguments, as the inputSchema says.  A malformed workspaceUri is a tool
 -- error (a result a model can act on), not an invalid_params.
@@ -399,8 +564,8 @@ LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 BEGIN
-    INSERT INTO spent_states (nonce, expires_at, outcome)
-    VALUES (state ->> 'nonce', to_timestamp((state ->> 'exp')::bigint), spent_as)
+    INSERT INTO spent_states (nonce, expires_at, spent_at, outcome)
+    VALUES (state ->> 'nonce', to_timestamp((state ->> 'exp')::bigint), clock_timestamp(), spent_as)
     ON CONFLICT DO NOTHING;
     RETURN FOUND;
 END;
@@ -741,8 +906,10 @@ LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
-    principal text := authenticate(token);
+    principal text;
 BEGIN
+    PERFORM _require_own_transaction('mcp_notes.handle');
+    principal := authenticate(token);
     IF principal IS NULL THEN
         RETURN _error('unauthenticated', 'missing, invalid, expired or revoked bearer token');
     END IF;
@@ -801,12 +968,52 @@ $$;
 COMMENT ON FUNCTION _call_tool(text, text, jsonb, jsonb, text, jsonb, text, jsonb, text) IS
 'Internal: a tools/call of the 1.1 entry points, answered through tools/call of contract 2 in the 1.1 form';
 
+-- The statement that presents the token must be its own transaction.
+CREATE OR REPLACE FUNCTION call_tool(token text, tool text, arguments jsonb, input_responses jsonb,
+                          request_state text, client_capabilities jsonb,
+                          request_id text, client_info jsonb, gateway_id text)
+RETURNS jsonb
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    principal text;
+BEGIN
+    PERFORM _require_own_transaction('mcp_notes.call_tool');
+    principal := authenticate(token);
+    IF principal IS NULL THEN
+        RETURN _rpc_error(-32001, 'missing, invalid, expired or revoked bearer token', NULL, 401);
+    END IF;
+    RETURN _call_tool(principal, tool, arguments, input_responses, request_state,
+                      client_capabilities, request_id, client_info, gateway_id);
+END;
+$$;
+
 -------------------------------------------------------------------------------
 -- Privileges
 -------------------------------------------------------------------------------
 
 -- tool_descriptors and call_tool stay granted for gateways of 1.1 during an
 -- upgrade of the fleet.
+-- The settings of a gateway role: every call serializable; a transaction
+-- left open (which the entry points refuse to act in anyway) cut off after
+-- 10 s; and no bind parameter in the server log, since $1 of handle() and
+-- call_tool() is a bearer token and $2 carries requestState and clientInfo.
+-- The log settings are superuser-only, so the role cannot undo them.
+CREATE FUNCTION _gateway_role_settings(role regrole) RETURNS void
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    EXECUTE format('ALTER ROLE %s SET default_transaction_isolation = %L', role, 'serializable');
+    EXECUTE format('ALTER ROLE %s SET idle_in_transaction_session_timeout = %L', role, '10s');
+    EXECUTE format('ALTER ROLE %s SET log_parameter_max_length = 0', role);
+    EXECUTE format('ALTER ROLE %s SET log_parameter_max_length_on_error = 0', role);
+END;
+$$;
+COMMENT ON FUNCTION _gateway_role_settings(regrole) IS
+'Internal: a gateway role''s settings: serializable, idle_in_transaction_session_timeout 10s, no bind parameters in the server log';
+
 CREATE OR REPLACE FUNCTION grant_gateway(role regrole) RETURNS void
 LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
@@ -816,11 +1023,11 @@ BEGIN
     EXECUTE format('GRANT EXECUTE ON FUNCTION mcp_notes.features(), mcp_notes.handle(text, jsonb), '
                    'mcp_notes.authenticate(text), mcp_notes.tool_descriptors(), '
                    'mcp_notes.call_tool(text, text, jsonb, jsonb, text, jsonb, text, jsonb, text) TO %s', role);
-    EXECUTE format('ALTER ROLE %s SET default_transaction_isolation = %L', role, 'serializable');
+    PERFORM _gateway_role_settings(role);
 END;
 $$;
 COMMENT ON FUNCTION grant_gateway(regrole) IS
-'Lets a role act as a gateway: USAGE on the schema and EXECUTE on features, handle, authenticate and (for gateways of 1.1) tool_descriptors and call_tool, nothing else';
+'Lets a role act as a gateway: USAGE on the schema and EXECUTE on features, handle, authenticate and (for gateways of 1.1) tool_descriptors and call_tool, nothing else; and the role settings of _gateway_role_settings';
 
 CREATE OR REPLACE FUNCTION grant_dev_gateway(role regrole) RETURNS void
 LANGUAGE plpgsql VOLATILE
@@ -835,15 +1042,19 @@ $$;
 COMMENT ON FUNCTION grant_dev_gateway(regrole) IS
 'grant_gateway plus handle_as and call_tool_as, for mcp-notes-gateway --insecure-dev-principal on a developer machine';
 
--- As in a fresh install: the functions and the table created above are not
--- executable or readable by PUBLIC; nothing but the two pure URI functions is.
+-- As in a fresh install: the functions and the tables created above are not
+-- executable or readable by PUBLIC; nothing but the two pure URI functions
+-- is, and USAGE on the schema lets anyone call them by name.
 REVOKE ALL ON ALL TABLES IN SCHEMA mcp_notes FROM PUBLIC;
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA mcp_notes FROM PUBLIC;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA mcp_notes FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION normalize_uri(text), uri_contains(text, text) TO PUBLIC;
+GRANT USAGE ON SCHEMA mcp_notes TO PUBLIC;
 
 -- A running fleet keeps its rights: a role granted call_tool (or
--- call_tool_as) directly gets the entry points of contract 2 too.
+-- call_tool_as) directly gets the entry points of contract 2 too, and the
+-- role settings grant_gateway now gives (no bind parameters in the server
+-- log, idle transactions cut off).
 DO $$
 DECLARE
     r record;
@@ -858,6 +1069,7 @@ BEGIN
         IF r.proname = 'call_tool' THEN
             EXECUTE format('GRANT EXECUTE ON FUNCTION mcp_notes.features(), mcp_notes.handle(text, jsonb) TO %s',
                            r.grantee);
+            PERFORM mcp_notes._gateway_role_settings(r.grantee);
         ELSE
             EXECUTE format('GRANT EXECUTE ON FUNCTION mcp_notes.handle_as(text, jsonb) TO %s', r.grantee);
         END IF;

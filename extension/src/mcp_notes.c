@@ -4,6 +4,8 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+
 #include "fmgr.h"
 #include "utils/guc.h"
 
@@ -13,6 +15,9 @@ PG_MODULE_MAGIC;
 
 /* Lifetime of a sealed requestState, in seconds (mcp_notes.state_ttl). */
 int			mcpn_state_ttl = MCPN_STATE_TTL_DEFAULT;
+
+/* Decline and cancel audit rows a principal may write per hour (mcp_notes.audit_budget). */
+int			mcpn_audit_budget = MCPN_AUDIT_BUDGET_DEFAULT;
 
 void		_PG_init(void);
 
@@ -28,6 +33,16 @@ _PG_init(void)
 							MCPN_STATE_TTL_MAX,
 							PGC_SUSET,
 							GUC_UNIT_S,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("mcp_notes.audit_budget",
+							"Decline and cancel audit rows a principal may write per hour.",
+							"Beyond it they are counted in mcp_notes.audit_budget instead of written one by one.",
+							&mcpn_audit_budget,
+							MCPN_AUDIT_BUDGET_DEFAULT,
+							0,
+							INT_MAX,
+							PGC_SUSET,
+							0,
 							NULL, NULL, NULL);
 	MarkGUCPrefixReserved("mcp_notes");
 }

@@ -51,7 +51,7 @@ UNION ALL
 SELECT 'index', i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid)
 FROM pg_index i JOIN rels r ON r.oid = i.indrelid
 UNION ALL
-SELECT 'trigger', r.relname || '.' || t.tgname, pg_get_triggerdef(t.oid)
+SELECT 'trigger', r.relname || '.' || t.tgname, pg_get_triggerdef(t.oid) || ' enabled ' || t.tgenabled::text
 FROM pg_trigger t JOIN rels r ON r.oid = t.tgrelid WHERE NOT t.tgisinternal
 UNION ALL
 SELECT 'constraint', r.relname || '.' || c.conname, pg_get_constraintdef(c.oid)
@@ -100,6 +100,11 @@ SELECT mcp_notes.grant_gateway('regress_upgrade_gateway'), mcp_notes.grant_dev_g
 SELECT pg_temp.snapshot('fresh') > 0 AS snapshot_fresh;
 SELECT kind, count(*) FROM snapshots WHERE label = 'fresh' GROUP BY 1 ORDER BY 1;
 
+-- Role settings are cluster-wide: forget those the fresh grant made, so
+-- what the update gives the roles of 1.0 is seen below.
+ALTER ROLE regress_upgrade_gateway RESET ALL;
+ALTER ROLE regress_upgrade_dev_gateway RESET ALL;
+
 -- 1.0, set up by 1.0's grant functions, then 1.1.
 SET client_min_messages = warning;
 DROP EXTENSION mcp_notes CASCADE;
@@ -143,6 +148,10 @@ SELECT r.role, f.fn, has_function_privilege(r.role, f.fn, 'EXECUTE') AS executab
 FROM (VALUES ('regress_upgrade_gateway'), ('regress_upgrade_dev_gateway')) r(role),
      (VALUES ('mcp_notes.handle(text, jsonb)'), ('mcp_notes.features()'), ('mcp_notes.handle_as(text, jsonb)')) f(fn)
 ORDER BY 1, 2;
+-- and the role settings of 1.2's grant_gateway
+SELECT r.rolname, unnest(s.setconfig) AS setting
+FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole
+WHERE r.rolname LIKE 'regress\_upgrade\_%' ORDER BY 1, 2;
 SELECT mcp_notes.handle(t, '{"method": "tools/call", "params": {"name": "notes_delete",
            "arguments": {"workspaceUri": "file:///t/upgrade", "title": "old"}},
            "clientCapabilities": {"elicitation": {}}}') #>> '{result,resultType}' AS old_token_old_note
