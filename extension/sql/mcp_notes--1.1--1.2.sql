@@ -839,7 +839,7 @@ BEGIN
     END IF;
     SELECT t.handler INTO tool_handler FROM tools t WHERE t.name = params ->> 'name';
     IF tool_handler IS NULL THEN
-        RETURN _invalid_params('unknown_tool', format('unknown tool: %s', left(params ->> 'name', 100)));
+        RETURN _invalid_params('unknown_tool', format('unknown tool: %s', _printable(params ->> 'name', 100)));
     END IF;
     EXECUTE format('SELECT mcp_notes.%I($1, $2)', tool_handler) INTO outcome USING principal, request;
     RETURN outcome;

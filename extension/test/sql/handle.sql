@@ -43,6 +43,9 @@ SELECT mcp_notes.handle(:'tok', '{"method": "tools/call", "params": {}}');
 SELECT mcp_notes.handle(:'tok', '{"method": "tools/call", "params": {"name": "notes_delete", "requestState": 5}}');
 SELECT mcp_notes.handle(:'tok', '{"method": "tools/call", "params": {"name": "notes_delete", "requestState": null}}');
 SELECT mcp_notes.handle(:'tok', '{"method": "tools/call", "params": {"name": "notes_rm"}}');
+-- the unknown name is quoted back printable (ESC, a bidi override) and bounded
+SELECT mcp_notes.handle(:'tok', jsonb_build_object('method', 'tools/call', 'params',
+         jsonb_build_object('name', 'x' || chr(27) || '[2J' || chr(8238) || repeat('y', 300)))) #>> '{error,message}' AS message;
 SELECT mcp_notes.handle(:'tok', '{"method": "tools/call", "params": {"name": "notes_delete",
     "arguments": {"workspaceUri": "file:///t/handle", "title": "handle"}}}');
 SELECT mcp_notes.handle_as('no such principal!', '{"method": "tools/list", "params": {}}');
