@@ -457,22 +457,41 @@ $$;
 COMMENT ON FUNCTION _delete_arguments(jsonb) IS
 'Internal: notes_delete step: checks the arguments; the normalized workspace and the title, or the outcome refusing them';
 
+-- What step 1 and asking again both check before showing a form: this
+-- request can show one, and the workspace is granted to the principal.
+-- NULL when the form may be shown, else the outcome refusing it.
+CREATE FUNCTION _delete_may_ask(principal text, request jsonb, workspace text) RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    IF NOT _can_elicit_form(request -> 'clientCapabilities') THEN
+        RETURN _needs_form_capability();
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM grants g
+                   WHERE g.principal = _delete_may_ask.principal
+                     AND uri_contains(g.workspace_uri, workspace)) THEN
+        RETURN _tool_result(format('Workspace %s is not granted to you.', workspace), NULL, true);
+    END IF;
+    RETURN NULL;
+END;
+$$;
+COMMENT ON FUNCTION _delete_may_ask(text, jsonb, text) IS
+'Internal: notes_delete step: the checks before any form (capability, grant); NULL, or the outcome refusing the form';
+
 -- Step 1: no state yet, so find the candidates and ask.
 CREATE FUNCTION _delete_ask(principal text, request jsonb, workspace text, title_text text) RETURNS jsonb
 LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
+    refusal jsonb;
     max_candidates constant integer := 25;
     found notes[];
 BEGIN
-    IF NOT _can_elicit_form(request -> 'clientCapabilities') THEN
-        RETURN _needs_form_capability();
-    END IF;
-    IF NOT EXISTS (SELECT 1 FROM grants g
-                   WHERE g.principal = _delete_ask.principal
-                     AND uri_contains(g.workspace_uri, workspace)) THEN
-        RETURN _tool_result(format('Workspace %s is not granted to you.', workspace), NULL, true);
+    refusal := _delete_may_ask(principal, request, workspace);
+    IF refusal IS NOT NULL THEN
+        RETURN refusal;
     END IF;
     -- One read: the form and the digests the state binds come from the same rows.
     SELECT array_agg(c ORDER BY c.uri, c.note_id) INTO found
@@ -584,15 +603,12 @@ LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
+    refusal jsonb;
     still notes[];
 BEGIN
-    IF NOT _can_elicit_form(request -> 'clientCapabilities') THEN
-        RETURN _needs_form_capability();
-    END IF;
-    IF NOT EXISTS (SELECT 1 FROM grants g
-                   WHERE g.principal = _delete_ask_again.principal
-                     AND uri_contains(g.workspace_uri, workspace)) THEN
-        RETURN _tool_result(format('Workspace %s is not granted to you.', workspace), NULL, true);
+    refusal := _delete_may_ask(principal, request, workspace);
+    IF refusal IS NOT NULL THEN
+        RETURN refusal;
     END IF;
     SELECT array_agg(n ORDER BY n.uri, n.note_id) INTO still
     FROM notes n
@@ -993,8 +1009,6 @@ $$;
 -- Privileges
 -------------------------------------------------------------------------------
 
--- tool_descriptors and call_tool stay granted for gateways of 1.1 during an
--- upgrade of the fleet.
 -- The settings of a gateway role: every call serializable; a transaction
 -- left open (which the entry points refuse to act in anyway) cut off after
 -- 10 s; and no bind parameter in the server log, since $1 of handle() and
@@ -1014,6 +1028,8 @@ $$;
 COMMENT ON FUNCTION _gateway_role_settings(regrole) IS
 'Internal: a gateway role''s settings: serializable, idle_in_transaction_session_timeout 10s, no bind parameters in the server log';
 
+-- tool_descriptors and call_tool stay granted for gateways of 1.1 during an
+-- upgrade of the fleet.
 CREATE OR REPLACE FUNCTION grant_gateway(role regrole) RETURNS void
 LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
