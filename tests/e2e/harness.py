@@ -24,6 +24,9 @@ if not GATEWAY.is_absolute():
     GATEWAY = ROOT / GATEWAY
 
 PROTOCOL_VERSION = "2026-07-28"
+# The version a fresh CREATE EXTENSION installs: the control file's.
+EXTENSION_VERSION = re.search(r"default_version\s*=\s*'([^']+)'",
+                              (ROOT / "extension" / "mcp_notes.control").read_text()).group(1)
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPS = "io.modelcontextprotocol/clientCapabilities"
 META_INFO = "io.modelcontextprotocol/clientInfo"

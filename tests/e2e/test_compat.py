@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import tempfile
 
-from .harness import (ROOT, WORKSPACE, Database, Gateway, GatewayTestCase, accept, form_of,
+from .harness import (EXTENSION_VERSION, ROOT, WORKSPACE, Database, Gateway, GatewayTestCase, accept, form_of,
                       require_environment, unique_title, wait_until)
 
 PREVIOUS_RELEASE = "9a4f2c5"
@@ -38,8 +38,8 @@ class PreviousGatewayTest(GatewayTestCase):
         cls.binary = build_previous_gateway(cls.tmp)
         cls.gw = cls.start_class_gateway(binary=cls.binary)
 
-    def test_extension_is_1_2(self):
-        self.assertEqual(self.db.sql("SELECT extversion FROM pg_extension WHERE extname = 'mcp_notes'"), "1.2")
+    def test_extension_is_current(self):
+        self.assertEqual(self.db.sql("SELECT extversion FROM pg_extension WHERE extname = 'mcp_notes'"), EXTENSION_VERSION)
 
     def test_previous_gateway_is_the_release(self):
         listening = [l for l in self.gw.log_lines() if l.get("event") == "listening"][0]
@@ -102,6 +102,6 @@ class NewGatewayOldExtensionTest(GatewayTestCase):
 
         self.db.sql("ALTER EXTENSION mcp_notes UPDATE")
         self.assertTrue(wait_until(lambda: gw.get("/readyz").status == 200, 10), gw.log())
-        self.assertEqual(gw.get("/readyz").json["extension"], "1.2")
+        self.assertEqual(gw.get("/readyz").json["extension"], EXTENSION_VERSION)
         self.assertResult(gw.rpc("tools/list", id=8, token=self.token), id=8)
         self.assertIn("extension_ready", [l.get("event") for l in gw.log_lines()])

@@ -4,7 +4,7 @@ import json
 import socket
 import time
 
-from .harness import GatewayTestCase, PROTOCOL_VERSION, WORKSPACE, meta
+from .harness import EXTENSION_VERSION, GatewayTestCase, PROTOCOL_VERSION, WORKSPACE, meta
 
 
 def b64(text):
@@ -37,7 +37,7 @@ class HttpTest(GatewayTestCase):
         self.assertEqual(r.status, 200, r)
         self.assertEqual(r.json["status"], "ready")
         self.assertIsInstance(r.json["gateway"], str)
-        self.assertEqual(r.json["extension"], "1.2")
+        self.assertEqual(r.json["extension"], EXTENSION_VERSION)
 
     def test_other_http_methods_get_405_with_allow(self):
         for method in ("GET", "DELETE", "PUT", "PATCH", "OPTIONS"):

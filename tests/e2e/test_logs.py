@@ -5,7 +5,7 @@ import json
 import socket
 import subprocess
 
-from .harness import GATEWAY, Gateway, GatewayTestCase
+from .harness import EXTENSION_VERSION, GATEWAY, Gateway, GatewayTestCase
 
 
 def closed_port():
@@ -65,7 +65,7 @@ class JsonLinesTest(GatewayTestCase):
                     self.assertEqual(listening["max_connections"], 9)
                 if "--io-threads" in flags:
                     self.assertEqual(listening["io_threads"], int(flags[flags.index("--io-threads") + 1]))
-                self.assertEqual(listening["extension_version"], "1.2")
+                self.assertEqual(listening["extension_version"], EXTENSION_VERSION)
 
     def test_database_down(self):
         conninfo = f"host=127.0.0.1 port={closed_port()} dbname=nothing user=nobody connect_timeout=2"

@@ -1,8 +1,9 @@
--- The upgrade paths 1.0 -> 1.1 -> 1.2 and 1.1 -> 1.2.  A fresh install runs
--- sql/mcp_notes.sql; an old database runs the update scripts.  Both must
--- give the same catalog (functions, tables, columns, indexes, triggers,
--- constraints, comments, privileges, the tool registry), and what 1.1
--- gateways were granted must carry over to the entry points of 1.2.
+-- The upgrade paths 1.0 -> 1.1 -> 1.2 -> 1.3, 1.1 -> 1.3 and 1.2 -> 1.3.
+-- A fresh install runs sql/mcp_notes.sql; an old database runs the update
+-- scripts.  All must give the same catalog (functions, tables, columns,
+-- indexes, triggers, constraints, comments, privileges, the tool registry),
+-- and what older gateways were granted must carry over to the entry points
+-- of the current version.
 \set ECHO none
 \set fixture `[ -f test/fixture.sql ] && echo test/fixture.sql || echo extension/test/fixture.sql`
 \i :fixture
@@ -93,7 +94,7 @@ CREATE FUNCTION pg_temp.snapshot(label text) RETURNS bigint LANGUAGE sql AS $$
     SELECT count(*) FROM s
 $$;
 
--- A fresh 1.2.
+-- A fresh install of the default version.
 SELECT extversion FROM pg_extension WHERE extname = 'mcp_notes';
 SELECT mcp_notes.features() ->> 'extensionVersion' AS features_version;
 SELECT mcp_notes.grant_gateway('regress_upgrade_gateway'), mcp_notes.grant_dev_gateway('regress_upgrade_dev_gateway');
@@ -139,7 +140,7 @@ SELECT count(*) AS members FROM pg_depend d
 WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'mcp_notes')
   AND d.objid = 'mcp_notes._tokens_changed()'::regprocedure AND d.deptype = 'e';
 
--- And on to 1.2 (the default version).
+-- And on to the default version.
 ALTER EXTENSION mcp_notes UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'mcp_notes';
 SELECT mcp_notes.features() ->> 'extensionVersion' AS features_version;
@@ -148,7 +149,7 @@ SELECT r.role, f.fn, has_function_privilege(r.role, f.fn, 'EXECUTE') AS executab
 FROM (VALUES ('regress_upgrade_gateway'), ('regress_upgrade_dev_gateway')) r(role),
      (VALUES ('mcp_notes.handle(text, jsonb)'), ('mcp_notes.features()'), ('mcp_notes.handle_as(text, jsonb)')) f(fn)
 ORDER BY 1, 2;
--- and the role settings of 1.2's grant_gateway
+-- and the role settings of the current grant_gateway
 SELECT r.rolname, unnest(s.setconfig) AS setting
 FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole
 WHERE r.rolname LIKE 'regress\_upgrade\_%' ORDER BY 1, 2;
@@ -164,7 +165,8 @@ SELECT * FROM pg_temp.catalog_diff('fresh', 'from 1.0');
 SELECT mcp_notes.revoke_token(t) FROM upgrade_token;
 SELECT mcp_notes.authenticate(t) AS principal_after_revoke FROM upgrade_token;
 
--- 1.1 (installed as 1.0 plus its update script), granted by 1.1, then 1.2.
+-- 1.1 (installed as 1.0 plus its update script), granted by 1.1, then the
+-- default version.
 SET client_min_messages = warning;
 DROP EXTENSION mcp_notes CASCADE;
 DROP SCHEMA mcp_notes CASCADE;
@@ -172,10 +174,37 @@ CREATE EXTENSION mcp_notes VERSION '1.1';
 RESET client_min_messages;
 SELECT extversion FROM pg_extension WHERE extname = 'mcp_notes';
 SELECT mcp_notes.grant_gateway('regress_upgrade_gateway'), mcp_notes.grant_dev_gateway('regress_upgrade_dev_gateway');
-ALTER EXTENSION mcp_notes UPDATE TO '1.2';
+ALTER EXTENSION mcp_notes UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'mcp_notes';
 SELECT pg_temp.snapshot('from 1.1') > 0 AS snapshot_from_11;
 SELECT * FROM pg_temp.catalog_diff('fresh', 'from 1.1');
+
+-- 1.2 (1.0 plus two update scripts), granted by 1.2, with a note and a
+-- token, then the default version.
+ALTER ROLE regress_upgrade_gateway RESET ALL;
+ALTER ROLE regress_upgrade_dev_gateway RESET ALL;
+SET client_min_messages = warning;
+DROP EXTENSION mcp_notes CASCADE;
+DROP SCHEMA mcp_notes CASCADE;
+CREATE EXTENSION mcp_notes VERSION '1.2';
+RESET client_min_messages;
+SELECT extversion FROM pg_extension WHERE extname = 'mcp_notes';
+SELECT mcp_notes.grant_gateway('regress_upgrade_gateway'), mcp_notes.grant_dev_gateway('regress_upgrade_dev_gateway');
+DELETE FROM upgrade_token;
+INSERT INTO upgrade_token SELECT mcp_notes.issue_token('ursula');
+SELECT mcp_notes.add_workspace('file:///t/upgrade'), mcp_notes.grant_workspace('ursula', 'file:///t/upgrade');
+SELECT mcp_notes.add_note('file:///t/upgrade/old.md', 'old note') IS NOT NULL AS added;
+ALTER EXTENSION mcp_notes UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'mcp_notes';
+SELECT r.rolname, unnest(s.setconfig) AS setting
+FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole
+WHERE r.rolname LIKE 'regress\_upgrade\_%' ORDER BY 1, 2;
+SELECT mcp_notes.handle(t, '{"method": "tools/call", "params": {"name": "notes_delete",
+           "arguments": {"workspaceUri": "file:///t/upgrade", "title": "old"}},
+           "clientCapabilities": {"elicitation": {}}}') #>> '{result,resultType}' AS old_token_old_note
+FROM upgrade_token;
+SELECT pg_temp.snapshot('from 1.2') > 0 AS snapshot_from_12;
+SELECT * FROM pg_temp.catalog_diff('fresh', 'from 1.2');
 
 -- The comparison would see a difference: a function missing its REVOKE.
 CREATE FUNCTION mcp_notes._forgotten() RETURNS int LANGUAGE sql AS 'SELECT 1';
