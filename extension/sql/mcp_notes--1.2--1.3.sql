@@ -14,10 +14,16 @@
 -- (end of search)
 
 -------------------------------------------------------------------------------
--- The notes surface: tools, resources, prompts, completion
+-- Notes tools: create, read, update, list, search; audit of changes
 -------------------------------------------------------------------------------
 
--- (end of notes surface)
+-- (end of notes tools)
+
+-------------------------------------------------------------------------------
+-- Resources, prompts, completion
+-------------------------------------------------------------------------------
+
+-- (end of resources, prompts, completion)
 
 -------------------------------------------------------------------------------
 -- Legacy-era sessions (2025-11-25 adapter)
