@@ -193,12 +193,12 @@ LANGUAGE plpgsql
 SET search_path = mcp_notes, pg_temp
 AS $$
 BEGIN
-    RAISE EXCEPTION 'delete_audit is append-only'
+    RAISE EXCEPTION '% is append-only', TG_TABLE_NAME
         USING ERRCODE = 'insufficient_privilege',
               DETAIL = 'Audit rows cannot be updated.';
 END;
 $$;
-COMMENT ON FUNCTION _audit_is_append_only() IS 'Internal: trigger that forbids UPDATE on delete_audit';
+COMMENT ON FUNCTION _audit_is_append_only() IS 'Internal: trigger that forbids UPDATE on the audit tables (delete_audit, change_audit)';
 
 CREATE TRIGGER delete_audit_append_only
     BEFORE UPDATE ON delete_audit
@@ -1324,6 +1324,605 @@ INSERT INTO tools (name, position, descriptor, handler) VALUES ('notes_delete', 
         'idempotentHint', false,
         'openWorldHint', false)),
     '_tool_notes_delete');
+
+-------------------------------------------------------------------------------
+-- Notes tools: create, read, update, list, search; audit of changes
+-------------------------------------------------------------------------------
+
+-- Creates and updates through the tools, one row each, as delete_audit
+-- records deletes.  Refusals change nothing and are not recorded.
+CREATE TABLE change_audit (
+    audit_id      bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    at            timestamptz NOT NULL DEFAULT clock_timestamp(),
+    principal     text NOT NULL,
+    workspace_uri text NOT NULL,
+    note_id       text NOT NULL,
+    note_uri      text NOT NULL,
+    title         text NOT NULL,
+    action        text NOT NULL CHECK (action IN ('create', 'update')),
+    fields        text[] NOT NULL,
+    updated_at    timestamptz NOT NULL,
+    request_id    text,
+    gateway_id    text,
+    client_info   jsonb
+);
+CREATE INDEX change_audit_at ON change_audit (at);
+CREATE INDEX change_audit_note_id ON change_audit (note_id);
+COMMENT ON TABLE change_audit IS
+'Append-only record of every note written by notes_create (action create) and notes_update (action update): who, what, when, from which gateway';
+COMMENT ON COLUMN change_audit.fields IS 'The fields the call wrote: title, body (create: both)';
+COMMENT ON COLUMN change_audit.updated_at IS 'The note''s version after the write (its updatedAt)';
+COMMENT ON COLUMN change_audit.client_info IS 'Self-reported by the client; diagnostics only, never identity';
+CREATE TRIGGER change_audit_append_only
+    BEFORE UPDATE ON change_audit
+    FOR EACH STATEMENT EXECUTE FUNCTION _audit_is_append_only();
+ALTER TABLE change_audit ENABLE ALWAYS TRIGGER change_audit_append_only;
+SELECT pg_catalog.pg_extension_config_dump('change_audit', '');
+SELECT pg_catalog.pg_extension_config_dump(pg_catalog.pg_get_serial_sequence('mcp_notes.change_audit', 'audit_id'), '');
+
+-- The one place that says how large a title and a body may be (the search
+-- branch's _check_note_title/_check_note_body can take its place).
+CREATE FUNCTION _note_limits_problem(title text, body text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT CASE
+        WHEN length(title) > 200 THEN 'title is longer than 200 characters.'
+        WHEN length(body) > 100000 THEN 'body is longer than 100000 characters.'
+    END
+$$;
+COMMENT ON FUNCTION _note_limits_problem(text, text) IS
+'Internal: NULL when a title and a body (either may be NULL: not given) are within the size limits, else the sentence saying which is too long';
+
+-- A note's version as the tools show it: UTC, microseconds, so two
+-- versions never look alike and the text compares exactly.
+CREATE FUNCTION _note_time(at timestamptz) RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$ SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') $$;
+COMMENT ON FUNCTION _note_time(timestamptz) IS
+'Internal: updatedAt as the notes tools show and compare it (RFC 3339, UTC, microseconds)';
+
+-- A complete tool result whose text is the serialized structuredContent.
+CREATE FUNCTION _tool_structured(structured jsonb) RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$ SELECT _tool_result(structured::text, structured) $$;
+COMMENT ON FUNCTION _tool_structured(jsonb) IS 'Internal: a tools/call result whose text content is its structuredContent serialized';
+
+CREATE FUNCTION _tool_refusal(message text) RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$ SELECT _tool_result(message, NULL, true) $$;
+COMMENT ON FUNCTION _tool_refusal(text) IS 'Internal: a tools/call result with isError true and the message a model can act on';
+
+-- The arguments every notes tool checks the same way: an object (else the
+-- request is malformed: invalid_params); only known names; the required
+-- ones present; every one a string (JSON null means not given); workspaceUri well formed and granted to the principal.  A
+-- workspace that does not exist and one not granted get the same answer.
+CREATE FUNCTION _notes_arguments(tool text, principal text, arguments jsonb, required text[], optional text[],
+                                 OUT outcome jsonb, OUT workspace text, OUT args jsonb)
+LANGUAGE plpgsql STABLE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    unknown text;
+    missing text;
+    wrong text;
+    problem text;
+BEGIN
+    IF arguments IS NOT NULL AND jsonb_typeof(arguments) <> 'object' THEN
+        outcome := _invalid_params('invalid_arguments', format('%s: arguments must be an object', tool));
+        RETURN;
+    END IF;
+    args := jsonb_strip_nulls(coalesce(arguments, '{}'));
+    SELECT string_agg(k, ', ' ORDER BY k) INTO unknown
+    FROM jsonb_object_keys(args) AS k WHERE NOT k = ANY (required || optional);
+    SELECT string_agg(k, ', ' ORDER BY o) INTO missing
+    FROM unnest(required) WITH ORDINALITY AS r(k, o) WHERE NOT args ? k;
+    SELECT string_agg(a.k, ', ' ORDER BY a.k) INTO wrong
+    FROM jsonb_each(args) AS a(k, v) WHERE jsonb_typeof(a.v) <> 'string' AND a.k = ANY (required || optional);
+    outcome := CASE
+        WHEN unknown IS NOT NULL THEN
+            _tool_refusal(format('%s: unknown argument(s): %s. It takes %s.', tool, _printable(unknown, 200),
+                                 array_to_string(required || optional, ', ')))
+        WHEN missing IS NOT NULL THEN
+            _tool_refusal(format('%s: missing argument(s): %s.', tool, missing))
+        WHEN wrong IS NOT NULL THEN
+            _tool_refusal(format('%s: %s must be a string.', tool, wrong))
+    END;
+    IF outcome IS NOT NULL THEN
+        RETURN;
+    END IF;
+    problem := _uri_problem(args ->> 'workspaceUri');
+    IF problem IS NOT NULL THEN
+        outcome := _tool_refusal(format('workspaceUri is not a usable file: URI. %s', problem));
+        RETURN;
+    END IF;
+    workspace := normalize_uri(args ->> 'workspaceUri');
+    IF NOT EXISTS (SELECT 1 FROM grants g
+                   WHERE g.principal = _notes_arguments.principal AND uri_contains(g.workspace_uri, workspace)) THEN
+        outcome := _tool_refusal(format('Workspace %s is not granted to you.', workspace));
+    END IF;
+END;
+$$;
+COMMENT ON FUNCTION _notes_arguments(text, text, jsonb, text[], text[]) IS
+'Internal: the argument checks every notes tool shares (names, types, workspaceUri well formed and granted); the normalized workspace and the arguments, or the outcome refusing them';
+
+-- A note id that does not exist and one outside the workspace get the
+-- same answer, which names only what the caller gave.
+CREATE FUNCTION _no_such_note(workspace text, note_id text) RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT _tool_refusal(format('No note with noteId "%s" in %s. notes_list and notes_search give the ids of the notes there.',
+                                _printable(note_id, 100), workspace))
+$$;
+COMMENT ON FUNCTION _no_such_note(text, text) IS
+'Internal: the refusal for a noteId that does not exist or lies outside the workspace (one answer for both)';
+
+-- One row of change_audit, with the request's ids as _audit writes them.
+CREATE FUNCTION _change_audit(principal text, request jsonb, workspace text, note notes, action text, fields text[])
+RETURNS void
+LANGUAGE sql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    INSERT INTO change_audit (principal, workspace_uri, note_id, note_uri, title, action, fields, updated_at,
+                              request_id, gateway_id, client_info)
+    VALUES (principal, workspace, (note).note_id, (note).uri, (note).title, action, fields, (note).updated_at,
+            _printable(request ->> 'requestId', 200), _printable(request ->> 'gatewayId', 200),
+            _reported_client_info(request -> 'clientInfo'))
+$$;
+COMMENT ON FUNCTION _change_audit(text, jsonb, text, notes, text, text[]) IS
+'Internal: appends one row to change_audit (request id, bounded gateway id and client info from the request object)';
+
+CREATE FUNCTION _tool_notes_create(principal text, request jsonb) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    a record;
+    problem text;
+    target text;
+    note notes;
+BEGIN
+    SELECT * INTO a FROM _notes_arguments('notes_create', principal, request #> '{params,arguments}',
+                                          '{workspaceUri,uri,title}', '{body}');
+    IF a.outcome IS NOT NULL THEN
+        RETURN a.outcome;
+    END IF;
+    problem := _uri_problem(a.args ->> 'uri');
+    IF problem IS NOT NULL THEN
+        RETURN _tool_refusal(format('uri is not a usable file: URI. %s', problem));
+    END IF;
+    target := normalize_uri(a.args ->> 'uri');
+    IF target = a.workspace OR NOT uri_contains(a.workspace, target) THEN
+        RETURN _tool_refusal(format('uri %s is not inside the workspace %s: name a file below it, e.g. %s/name.md.',
+                                    target, a.workspace, rtrim(a.workspace, '/')));
+    END IF;
+    IF btrim(a.args ->> 'title') = '' THEN
+        RETURN _tool_refusal('notes_create: title must not be empty or blank.');
+    END IF;
+    problem := _note_limits_problem(a.args ->> 'title', a.args ->> 'body');
+    IF problem IS NOT NULL THEN
+        RETURN _tool_refusal('notes_create: ' || problem);
+    END IF;
+    PERFORM _require_serializable('notes_create');
+    INSERT INTO notes (uri, title, body)
+    VALUES (target, a.args ->> 'title', coalesce(a.args ->> 'body', ''))
+    ON CONFLICT (uri) DO NOTHING
+    RETURNING * INTO note;
+    IF note.note_id IS NULL THEN
+        RETURN _tool_refusal(format('A note already exists at %s; nothing was created. Choose another uri, or change that note with notes_update.',
+                                    target));
+    END IF;
+    PERFORM _change_audit(principal, request, a.workspace, note, 'create', '{title,body}');
+    RETURN _tool_structured(jsonb_build_object('noteId', note.note_id, 'uri', note.uri));
+END;
+$$;
+COMMENT ON FUNCTION _tool_notes_create(text, jsonb) IS
+'Internal: the notes_create tool: a new note at a uri inside a granted workspace (never over an existing one), audited';
+
+CREATE FUNCTION _tool_notes_read(principal text, request jsonb) RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    a record;
+    note notes;
+BEGIN
+    SELECT * INTO a FROM _notes_arguments('notes_read', principal, request #> '{params,arguments}',
+                                          '{workspaceUri,noteId}', '{}');
+    IF a.outcome IS NOT NULL THEN
+        RETURN a.outcome;
+    END IF;
+    SELECT n.* INTO note FROM notes n
+    WHERE n.note_id = a.args ->> 'noteId' AND uri_contains(a.workspace, n.uri);
+    IF note.note_id IS NULL THEN
+        RETURN _no_such_note(a.workspace, a.args ->> 'noteId');
+    END IF;
+    RETURN _tool_structured(jsonb_build_object('noteId', note.note_id, 'uri', note.uri, 'title', note.title,
+                                               'body', note.body, 'updatedAt', _note_time(note.updated_at)));
+END;
+$$;
+COMMENT ON FUNCTION _tool_notes_read(text, jsonb) IS 'Internal: the notes_read tool: one note by id, inside a granted workspace';
+
+-- An update that would change nothing writes nothing (so a repeated call
+-- is harmless: idempotentHint).  Otherwise expectedUpdatedAt, when given,
+-- must be the note's version: the row is locked first, so of two updates
+-- from the same version the second waits, then fails to serialize, and its
+-- retry finds the version changed.  updated_at always moves forward.
+CREATE FUNCTION _tool_notes_update(principal text, request jsonb) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    a record;
+    problem text;
+    note notes;
+    fields text[];
+BEGIN
+    SELECT * INTO a FROM _notes_arguments('notes_update', principal, request #> '{params,arguments}',
+                                          '{workspaceUri,noteId}', '{title,body,expectedUpdatedAt}');
+    IF a.outcome IS NOT NULL THEN
+        RETURN a.outcome;
+    END IF;
+    IF NOT (a.args ? 'title' OR a.args ? 'body') THEN
+        RETURN _tool_refusal('notes_update: give title, body or both; nothing was changed.');
+    END IF;
+    IF btrim(a.args ->> 'title') = '' THEN
+        RETURN _tool_refusal('notes_update: title must not be empty or blank.');
+    END IF;
+    problem := _note_limits_problem(a.args ->> 'title', a.args ->> 'body');
+    IF problem IS NOT NULL THEN
+        RETURN _tool_refusal('notes_update: ' || problem);
+    END IF;
+    PERFORM _require_serializable('notes_update');
+    SELECT n.* INTO note FROM notes n
+    WHERE n.note_id = a.args ->> 'noteId' AND uri_contains(a.workspace, n.uri)
+    FOR UPDATE;
+    IF note.note_id IS NULL THEN
+        RETURN _no_such_note(a.workspace, a.args ->> 'noteId');
+    END IF;
+    SELECT coalesce(array_agg(f.name ORDER BY f.name), '{}') INTO fields
+    FROM (VALUES ('body', note.body), ('title', note.title)) AS f(name, old)
+    WHERE a.args ? f.name AND a.args ->> f.name IS DISTINCT FROM f.old;
+    IF fields = '{}' THEN
+        RETURN _tool_structured(jsonb_build_object('noteId', note.note_id, 'updatedAt', _note_time(note.updated_at)));
+    END IF;
+    IF a.args ? 'expectedUpdatedAt' AND a.args ->> 'expectedUpdatedAt' <> _note_time(note.updated_at) THEN
+        RETURN _tool_refusal(format('The note changed since %s: its updatedAt is now %s. Nothing was written; read it again with notes_read and retry with expectedUpdatedAt "%s".',
+                                    _printable(a.args ->> 'expectedUpdatedAt', 40), _note_time(note.updated_at),
+                                    _note_time(note.updated_at)));
+    END IF;
+    UPDATE notes n
+    SET title = coalesce(a.args ->> 'title', n.title),
+        body = coalesce(a.args ->> 'body', n.body),
+        updated_at = greatest(clock_timestamp(), n.updated_at + interval '1 microsecond')
+    WHERE n.note_id = note.note_id
+    RETURNING * INTO note;
+    PERFORM _change_audit(principal, request, a.workspace, note, 'update', fields);
+    RETURN _tool_structured(jsonb_build_object('noteId', note.note_id, 'updatedAt', _note_time(note.updated_at)));
+END;
+$$;
+COMMENT ON FUNCTION _tool_notes_update(text, jsonb) IS
+'Internal: the notes_update tool: new title and/or body of a note inside a granted workspace, refused when expectedUpdatedAt is not its version; audited';
+
+-- Pagination cursors of notes_list and notes_search are sealed like a
+-- requestState (_seal_state) with claims of their own: purpose "cursor",
+-- the principal, the tool, the digest of the normalized query, the keyset
+-- position after the page, and an expiry of one hour.  A delete state
+-- has no purpose and a cursor's tool is never notes_delete, so neither is
+-- ever taken for the other.
+CREATE FUNCTION _cursor_seal(principal text, tool text, digest text, after jsonb) RETURNS text
+LANGUAGE sql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT _seal_state(jsonb_build_object(
+        'purpose', 'cursor', 'principal', principal, 'method', 'tools/call', 'tool', tool, 'args', digest,
+        'after', after, 'until', floor(extract(epoch FROM clock_timestamp()))::bigint + 3600))
+$$;
+COMMENT ON FUNCTION _cursor_seal(text, text, text, jsonb) IS
+'Internal: a sealed pagination cursor for a notes_list or notes_search page (bound to principal, tool and query, valid one hour)';
+
+-- The keyset position a cursor carries, or (refusal) the tool error to
+-- answer: a cursor is a tool argument, so a bad one is a result with
+-- isError a model can act on (start again without it), not -32602.  One
+-- sentence for every cause but expiry, so a cursor reveals nothing.
+CREATE FUNCTION _cursor_open(principal text, tool text, digest text, cursor text,
+                             OUT refusal jsonb, OUT after jsonb)
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    opened jsonb := _open_state(cursor);
+    claims jsonb := opened -> 'claims';
+BEGIN
+    IF NOT coalesce((opened ->> 'ok')::boolean, false)
+       OR claims ->> 'purpose' IS DISTINCT FROM 'cursor'
+       OR claims ->> 'principal' IS DISTINCT FROM principal
+       OR claims ->> 'tool' IS DISTINCT FROM tool
+       OR claims ->> 'args' IS DISTINCT FROM digest
+       OR jsonb_typeof(claims -> 'after') IS DISTINCT FROM 'object' THEN
+        refusal := _tool_refusal(format('The cursor is not valid for this call (it belongs to another query or was altered). Call %s again without a cursor.', tool));
+    ELSIF jsonb_typeof(claims -> 'until') IS DISTINCT FROM 'number'
+          OR (claims ->> 'until')::numeric <= extract(epoch FROM clock_timestamp()) THEN
+        refusal := _tool_refusal(format('The cursor has expired. Call %s again without a cursor.', tool));
+    ELSE
+        after := claims -> 'after';
+    END IF;
+END;
+$$;
+COMMENT ON FUNCTION _cursor_open(text, text, text, text) IS
+'Internal: checks a notes_list/notes_search cursor (seal, purpose, principal, tool, query, expiry); its keyset position or the tool error refusing it';
+
+-- One page of notes (already ordered, at most page_size + 1 rows) as the
+-- result of notes_list and notes_search: the extra row only says there is
+-- a next page, whose cursor starts after the last row shown.
+CREATE FUNCTION _notes_page(principal text, tool text, digest text, found jsonb, page_size integer) RETURNS jsonb
+LANGUAGE sql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT _tool_structured(jsonb_strip_nulls(jsonb_build_object(
+        'notes', coalesce((SELECT jsonb_agg(r - 'after' ORDER BY i) FROM jsonb_array_elements(found) WITH ORDINALITY AS x(r, i)
+                           WHERE i <= page_size), '[]'),
+        'nextCursor', CASE WHEN jsonb_array_length(found) > page_size
+                           THEN _cursor_seal(principal, tool, digest, found -> (page_size - 1) -> 'after') END)))
+$$;
+COMMENT ON FUNCTION _notes_page(text, text, text, jsonb, integer) IS
+'Internal: the structured result of a notes_list/notes_search page, with nextCursor when more rows follow';
+
+-- Keyset pagination by URI, byte-wise (URIs are unique): a note inserted
+-- while a client pages appears once or not at all, never shifts another.
+CREATE FUNCTION _tool_notes_list(principal text, request jsonb) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    page_size constant integer := 50;
+    a record;
+    refusal jsonb;
+    after jsonb;
+    digest text;
+    prefix text;
+    found jsonb;
+BEGIN
+    SELECT * INTO a FROM _notes_arguments('notes_list', principal, request #> '{params,arguments}',
+                                          '{workspaceUri}', '{cursor}');
+    IF a.outcome IS NOT NULL THEN
+        RETURN a.outcome;
+    END IF;
+    digest := _args_digest(a.workspace, '');
+    IF a.args ? 'cursor' THEN
+        SELECT o.refusal, o.after INTO refusal, after
+        FROM _cursor_open(principal, 'notes_list', digest, a.args ->> 'cursor') o;
+        IF refusal IS NOT NULL THEN
+            RETURN refusal;
+        END IF;
+    END IF;
+    prefix := CASE WHEN right(a.workspace, 1) = '/' THEN a.workspace ELSE a.workspace || '/' END;
+    SELECT jsonb_agg(jsonb_build_object('noteId', p.note_id, 'uri', p.uri, 'title', p.title,
+                                        'updatedAt', _note_time(p.updated_at),
+                                        'after', jsonb_build_object('uri', p.uri)) ORDER BY p.uri COLLATE "C")
+      INTO found
+    FROM (SELECT n.* FROM notes n
+          WHERE (n.uri = a.workspace
+                 OR (n.uri COLLATE "C" >= prefix AND n.uri COLLATE "C" < left(prefix, -1) || '0'))
+            AND uri_contains(a.workspace, n.uri)
+            AND (after IS NULL OR n.uri COLLATE "C" > (after ->> 'uri') COLLATE "C")
+          ORDER BY n.uri COLLATE "C"
+          LIMIT page_size + 1) p;
+    RETURN _notes_page(principal, 'notes_list', digest, coalesce(found, '[]'), page_size);
+END;
+$$;
+COMMENT ON FUNCTION _tool_notes_list(text, jsonb) IS
+'Internal: the notes_list tool: the notes inside a granted workspace by URI, 50 a page, with a sealed keyset cursor';
+
+-- Title contains the query, case-insensitive, through _candidates.  Best
+-- first: exact title (rank 0), title starting with the query (1), title
+-- containing it (2); then by URI byte-wise.  The keyset is (rank, URI).
+-- At most max_matches notes are ranked: a broader query is refused, so
+-- every page ranks the same complete set.
+CREATE FUNCTION _tool_notes_search(principal text, request jsonb) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    page_size constant integer := 50;
+    max_matches constant integer := 1000;
+    a record;
+    refusal jsonb;
+    after jsonb;
+    q text;
+    digest text;
+    found jsonb;
+    matches bigint;
+BEGIN
+    SELECT * INTO a FROM _notes_arguments('notes_search', principal, request #> '{params,arguments}',
+                                          '{workspaceUri,query}', '{cursor}');
+    IF a.outcome IS NOT NULL THEN
+        RETURN a.outcome;
+    END IF;
+    q := a.args ->> 'query';
+    IF length(q) NOT BETWEEN 1 AND 200 OR btrim(q) = '' THEN
+        RETURN _tool_refusal('notes_search: query must be 1 to 200 characters and not blank.');
+    END IF;
+    digest := _args_digest(a.workspace, q);
+    IF a.args ? 'cursor' THEN
+        SELECT o.refusal, o.after INTO refusal, after
+        FROM _cursor_open(principal, 'notes_search', digest, a.args ->> 'cursor') o;
+        IF refusal IS NOT NULL THEN
+            RETURN refusal;
+        END IF;
+    END IF;
+    WITH ranked AS (
+        SELECT m.*, CASE WHEN lower(m.title) = lower(q) THEN 0
+                         WHEN starts_with(lower(m.title), lower(q)) THEN 1 ELSE 2 END AS rank,
+               count(*) OVER () AS total
+        FROM _candidates(a.workspace, q, max_matches + 1) m)
+    SELECT jsonb_agg(jsonb_build_object('noteId', p.note_id, 'uri', p.uri, 'title', p.title,
+                                        'updatedAt', _note_time(p.updated_at),
+                                        'after', jsonb_build_object('rank', p.rank, 'uri', p.uri))
+                     ORDER BY p.rank, p.uri COLLATE "C"),
+           max(p.total)
+      INTO found, matches
+    FROM (SELECT r.* FROM ranked r
+          WHERE after IS NULL
+             OR (r.rank, r.uri COLLATE "C") > ((after ->> 'rank')::integer, (after ->> 'uri') COLLATE "C")
+          ORDER BY r.rank, r.uri COLLATE "C"
+          LIMIT page_size + 1) p;
+    IF matches > max_matches THEN
+        RETURN _tool_refusal(format('More than %s notes in %s have a title containing "%s". Use a longer query or a narrower workspace (or notes_list).',
+                                    max_matches, a.workspace, _printable(q, 200)));
+    END IF;
+    RETURN _notes_page(principal, 'notes_search', digest, coalesce(found, '[]'), page_size);
+END;
+$$;
+COMMENT ON FUNCTION _tool_notes_search(text, jsonb) IS
+'Internal: the notes_search tool: notes inside a granted workspace whose title contains the query, best matches first, 50 a page, with a sealed keyset cursor';
+
+-- The five tools in the registry, after notes_delete.  Schemas are JSON
+-- Schema 2020-12 (the MCP default dialect), said explicitly by $schema.
+INSERT INTO tools (name, position, descriptor, handler) VALUES
+('notes_create', 2, '{
+  "name": "notes_create",
+  "title": "Create a note",
+  "description": "Creates a new note at a file: URI inside a workspace you are granted. Never overwrites: a uri that already has a note is refused. Returns the new note''s id.",
+  "inputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "workspaceUri": {"type": "string", "format": "uri", "maxLength": 4096,
+                       "description": "file: URI of the workspace (or a folder inside it), e.g. file:///work/notes"},
+      "uri": {"type": "string", "format": "uri", "maxLength": 4096,
+              "description": "file: URI of the new note, below workspaceUri, e.g. file:///work/notes/ideas.md"},
+      "title": {"type": "string", "minLength": 1, "maxLength": 200, "description": "The note''s title"},
+      "body": {"type": "string", "maxLength": 100000, "description": "The note''s text (default empty)"}
+    },
+    "required": ["workspaceUri", "uri", "title"],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {"noteId": {"type": "string"}, "uri": {"type": "string"}},
+    "required": ["noteId", "uri"]
+  },
+  "annotations": {"readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}
+}', '_tool_notes_create'),
+('notes_read', 3, '{
+  "name": "notes_read",
+  "title": "Read a note",
+  "description": "Returns one note (uri, title, body, updatedAt) by its noteId, if it lies inside the workspace you name.",
+  "inputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "workspaceUri": {"type": "string", "format": "uri", "maxLength": 4096,
+                       "description": "file: URI of the workspace (or a folder inside it), e.g. file:///work/notes"},
+      "noteId": {"type": "string", "maxLength": 100, "description": "The note''s id, from notes_list, notes_search or notes_create"}
+    },
+    "required": ["workspaceUri", "noteId"],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {"noteId": {"type": "string"}, "uri": {"type": "string"}, "title": {"type": "string"},
+                   "body": {"type": "string"}, "updatedAt": {"type": "string", "format": "date-time"}},
+    "required": ["noteId", "uri", "title", "body", "updatedAt"]
+  },
+  "annotations": {"readOnlyHint": true, "openWorldHint": false}
+}', '_tool_notes_read'),
+('notes_update', 4, '{
+  "name": "notes_update",
+  "title": "Update a note",
+  "description": "Replaces the title and/or body of a note inside a workspace you are granted; the previous text is not kept. Pass expectedUpdatedAt (the updatedAt you read) so that a note changed by someone else since is not overwritten: then nothing is written and the current updatedAt is returned in the message.",
+  "inputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "workspaceUri": {"type": "string", "format": "uri", "maxLength": 4096,
+                       "description": "file: URI of the workspace (or a folder inside it), e.g. file:///work/notes"},
+      "noteId": {"type": "string", "maxLength": 100, "description": "The note''s id"},
+      "title": {"type": "string", "minLength": 1, "maxLength": 200, "description": "The new title"},
+      "body": {"type": "string", "maxLength": 100000, "description": "The new body (replaces the whole text)"},
+      "expectedUpdatedAt": {"type": "string", "format": "date-time",
+                            "description": "The note''s updatedAt exactly as notes_read or notes_list returned it; the update is refused if the note changed since"}
+    },
+    "required": ["workspaceUri", "noteId"],
+    "anyOf": [{"required": ["title"]}, {"required": ["body"]}],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {"noteId": {"type": "string"}, "updatedAt": {"type": "string", "format": "date-time"}},
+    "required": ["noteId", "updatedAt"]
+  },
+  "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false}
+}', '_tool_notes_update'),
+('notes_list', 5, '{
+  "name": "notes_list",
+  "title": "List notes",
+  "description": "Lists the notes inside a workspace you are granted, ordered by uri, 50 a page. When nextCursor is present, call again with it as cursor (same workspaceUri) for the next page.",
+  "inputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "workspaceUri": {"type": "string", "format": "uri", "maxLength": 4096,
+                       "description": "file: URI of the workspace (or a folder inside it), e.g. file:///work/notes"},
+      "cursor": {"type": "string", "maxLength": 16384, "description": "nextCursor of the previous page, as it was returned"}
+    },
+    "required": ["workspaceUri"],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "notes": {"type": "array", "items": {"$ref": "#/$defs/noteSummary"}},
+      "nextCursor": {"type": "string"}
+    },
+    "required": ["notes"],
+    "$defs": {"noteSummary": {"type": "object",
+                              "properties": {"noteId": {"type": "string"}, "uri": {"type": "string"}, "title": {"type": "string"},
+                                             "updatedAt": {"type": "string", "format": "date-time"}},
+                              "required": ["noteId", "uri", "title", "updatedAt"]}}
+  },
+  "annotations": {"readOnlyHint": true, "openWorldHint": false}
+}', '_tool_notes_list'),
+('notes_search', 6, '{
+  "name": "notes_search",
+  "title": "Search notes by title",
+  "description": "Finds the notes inside a workspace you are granted whose title contains the query (case-insensitive; titles only, not bodies). Best matches first: exact title, then titles starting with the query, then the rest, each by uri; 50 a page, at most 1000 matches. When nextCursor is present, call again with it as cursor (same workspaceUri and query).",
+  "inputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "workspaceUri": {"type": "string", "format": "uri", "maxLength": 4096,
+                       "description": "file: URI of the workspace (or a folder inside it), e.g. file:///work/notes"},
+      "query": {"type": "string", "minLength": 1, "maxLength": 200, "description": "Text the titles contain"},
+      "cursor": {"type": "string", "maxLength": 16384, "description": "nextCursor of the previous page, as it was returned"}
+    },
+    "required": ["workspaceUri", "query"],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "notes": {"type": "array", "items": {"$ref": "#/$defs/noteSummary"}},
+      "nextCursor": {"type": "string"}
+    },
+    "required": ["notes"],
+    "$defs": {"noteSummary": {"type": "object",
+                              "properties": {"noteId": {"type": "string"}, "uri": {"type": "string"}, "title": {"type": "string"},
+                                             "updatedAt": {"type": "string", "format": "date-time"}},
+                              "required": ["noteId", "uri", "title", "updatedAt"]}}
+  },
+  "annotations": {"readOnlyHint": true, "openWorldHint": false}
+}', '_tool_notes_search');
 
 -------------------------------------------------------------------------------
 -- Methods
