@@ -1461,6 +1461,21 @@ $$;
 COMMENT ON FUNCTION _no_such_note(text, text) IS
 'Internal: the refusal for a noteId that does not exist or lies outside the workspace (one answer for both)';
 
+-- The title and body a create or an update would write: a title that is
+-- there is not blank, and both are within the limits.
+CREATE FUNCTION _note_fields_refusal(tool text, args jsonb) RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT CASE
+        WHEN btrim(args ->> 'title') = '' THEN _tool_refusal(tool || ': title must not be empty or blank.')
+        WHEN _note_limits_problem(args ->> 'title', args ->> 'body') IS NOT NULL
+            THEN _tool_refusal(tool || ': ' || _note_limits_problem(args ->> 'title', args ->> 'body'))
+    END
+$$;
+COMMENT ON FUNCTION _note_fields_refusal(text, jsonb) IS
+'Internal: NULL when the title and body in a notes_create/notes_update call may be written, else the tool error refusing them';
+
 -- One row of change_audit, with the request's ids as _audit writes them.
 CREATE FUNCTION _change_audit(principal text, request jsonb, workspace text, note notes, action text, fields text[])
 RETURNS void
@@ -1483,6 +1498,7 @@ AS $$
 DECLARE
     a record;
     problem text;
+    refusal jsonb;
     target text;
     note notes;
 BEGIN
@@ -1500,12 +1516,9 @@ BEGIN
         RETURN _tool_refusal(format('uri %s is not inside the workspace %s: name a file below it, e.g. %s/name.md.',
                                     target, a.workspace, rtrim(a.workspace, '/')));
     END IF;
-    IF btrim(a.args ->> 'title') = '' THEN
-        RETURN _tool_refusal('notes_create: title must not be empty or blank.');
-    END IF;
-    problem := _note_limits_problem(a.args ->> 'title', a.args ->> 'body');
-    IF problem IS NOT NULL THEN
-        RETURN _tool_refusal('notes_create: ' || problem);
+    refusal := _note_fields_refusal('notes_create', a.args);
+    IF refusal IS NOT NULL THEN
+        RETURN refusal;
     END IF;
     PERFORM _require_serializable('notes_create');
     INSERT INTO notes (uri, title, body)
@@ -1558,7 +1571,7 @@ SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
     a record;
-    problem text;
+    refusal jsonb;
     note notes;
     fields text[];
 BEGIN
@@ -1570,12 +1583,9 @@ BEGIN
     IF NOT (a.args ? 'title' OR a.args ? 'body') THEN
         RETURN _tool_refusal('notes_update: give title, body or both; nothing was changed.');
     END IF;
-    IF btrim(a.args ->> 'title') = '' THEN
-        RETURN _tool_refusal('notes_update: title must not be empty or blank.');
-    END IF;
-    problem := _note_limits_problem(a.args ->> 'title', a.args ->> 'body');
-    IF problem IS NOT NULL THEN
-        RETURN _tool_refusal('notes_update: ' || problem);
+    refusal := _note_fields_refusal('notes_update', a.args);
+    IF refusal IS NOT NULL THEN
+        RETURN refusal;
     END IF;
     PERFORM _require_serializable('notes_update');
     SELECT n.* INTO note FROM notes n
@@ -1783,7 +1793,29 @@ COMMENT ON FUNCTION _tool_notes_search(text, jsonb) IS
 
 -- The five tools in the registry, after notes_delete.  Schemas are JSON
 -- Schema 2020-12 (the MCP default dialect), said explicitly by $schema.
-INSERT INTO tools (name, position, descriptor, handler) VALUES
+-- What they share is written once: the workspaceUri argument, and the page
+-- of notes that notes_list and notes_search return.
+INSERT INTO tools (name, position, descriptor, handler)
+SELECT d.name, d.position,
+       jsonb_set(d.descriptor::jsonb, '{inputSchema,properties,workspaceUri}', s.workspace_uri)
+         || CASE WHEN d.name IN ('notes_list', 'notes_search') THEN jsonb_build_object('outputSchema', s.page)
+                 ELSE '{}' END,
+       '_tool_' || d.name
+FROM (SELECT '{"type": "string", "format": "uri", "maxLength": 4096,
+               "description": "file: URI of the workspace (or a folder inside it), e.g. file:///work/notes"}'::jsonb
+               AS workspace_uri,
+             '{"$schema": "https://json-schema.org/draft/2020-12/schema",
+               "type": "object",
+               "properties": {"notes": {"type": "array", "items": {"$ref": "#/$defs/noteSummary"}},
+                              "nextCursor": {"type": "string"}},
+               "required": ["notes"],
+               "$defs": {"noteSummary": {"type": "object",
+                                         "properties": {"noteId": {"type": "string"}, "uri": {"type": "string"},
+                                                        "title": {"type": "string"},
+                                                        "updatedAt": {"type": "string", "format": "date-time"}},
+                                         "required": ["noteId", "uri", "title", "updatedAt"]}}}'::jsonb
+               AS page) s,
+(VALUES
 ('notes_create', 2, '{
   "name": "notes_create",
   "title": "Create a note",
@@ -1792,8 +1824,6 @@ INSERT INTO tools (name, position, descriptor, handler) VALUES
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "properties": {
-      "workspaceUri": {"type": "string", "format": "uri", "maxLength": 4096,
-                       "description": "file: URI of the workspace (or a folder inside it), e.g. file:///work/notes"},
       "uri": {"type": "string", "format": "uri", "maxLength": 4096,
               "description": "file: URI of the new note, below workspaceUri, e.g. file:///work/notes/ideas.md"},
       "title": {"type": "string", "minLength": 1, "maxLength": 200, "description": "The note''s title"},
@@ -1809,7 +1839,7 @@ INSERT INTO tools (name, position, descriptor, handler) VALUES
     "required": ["noteId", "uri"]
   },
   "annotations": {"readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}
-}', '_tool_notes_create'),
+}'),
 ('notes_read', 3, '{
   "name": "notes_read",
   "title": "Read a note",
@@ -1818,8 +1848,6 @@ INSERT INTO tools (name, position, descriptor, handler) VALUES
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "properties": {
-      "workspaceUri": {"type": "string", "format": "uri", "maxLength": 4096,
-                       "description": "file: URI of the workspace (or a folder inside it), e.g. file:///work/notes"},
       "noteId": {"type": "string", "maxLength": 100, "description": "The note''s id, from notes_list, notes_search or notes_create"}
     },
     "required": ["workspaceUri", "noteId"],
@@ -1833,7 +1861,7 @@ INSERT INTO tools (name, position, descriptor, handler) VALUES
     "required": ["noteId", "uri", "title", "body", "updatedAt"]
   },
   "annotations": {"readOnlyHint": true, "openWorldHint": false}
-}', '_tool_notes_read'),
+}'),
 ('notes_update', 4, '{
   "name": "notes_update",
   "title": "Update a note",
@@ -1842,8 +1870,6 @@ INSERT INTO tools (name, position, descriptor, handler) VALUES
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "properties": {
-      "workspaceUri": {"type": "string", "format": "uri", "maxLength": 4096,
-                       "description": "file: URI of the workspace (or a folder inside it), e.g. file:///work/notes"},
       "noteId": {"type": "string", "maxLength": 100, "description": "The note''s id"},
       "title": {"type": "string", "minLength": 1, "maxLength": 200, "description": "The new title"},
       "body": {"type": "string", "maxLength": 100000, "description": "The new body (replaces the whole text)"},
@@ -1861,7 +1887,7 @@ INSERT INTO tools (name, position, descriptor, handler) VALUES
     "required": ["noteId", "updatedAt"]
   },
   "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false}
-}', '_tool_notes_update'),
+}'),
 ('notes_list', 5, '{
   "name": "notes_list",
   "title": "List notes",
@@ -1870,28 +1896,13 @@ INSERT INTO tools (name, position, descriptor, handler) VALUES
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "properties": {
-      "workspaceUri": {"type": "string", "format": "uri", "maxLength": 4096,
-                       "description": "file: URI of the workspace (or a folder inside it), e.g. file:///work/notes"},
       "cursor": {"type": "string", "maxLength": 16384, "description": "nextCursor of the previous page, as it was returned"}
     },
     "required": ["workspaceUri"],
     "additionalProperties": false
   },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-      "notes": {"type": "array", "items": {"$ref": "#/$defs/noteSummary"}},
-      "nextCursor": {"type": "string"}
-    },
-    "required": ["notes"],
-    "$defs": {"noteSummary": {"type": "object",
-                              "properties": {"noteId": {"type": "string"}, "uri": {"type": "string"}, "title": {"type": "string"},
-                                             "updatedAt": {"type": "string", "format": "date-time"}},
-                              "required": ["noteId", "uri", "title", "updatedAt"]}}
-  },
   "annotations": {"readOnlyHint": true, "openWorldHint": false}
-}', '_tool_notes_list'),
+}'),
 ('notes_search', 6, '{
   "name": "notes_search",
   "title": "Search notes by title",
@@ -1900,29 +1911,14 @@ INSERT INTO tools (name, position, descriptor, handler) VALUES
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "properties": {
-      "workspaceUri": {"type": "string", "format": "uri", "maxLength": 4096,
-                       "description": "file: URI of the workspace (or a folder inside it), e.g. file:///work/notes"},
       "query": {"type": "string", "minLength": 1, "maxLength": 200, "description": "Text the titles contain"},
       "cursor": {"type": "string", "maxLength": 16384, "description": "nextCursor of the previous page, as it was returned"}
     },
     "required": ["workspaceUri", "query"],
     "additionalProperties": false
   },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-      "notes": {"type": "array", "items": {"$ref": "#/$defs/noteSummary"}},
-      "nextCursor": {"type": "string"}
-    },
-    "required": ["notes"],
-    "$defs": {"noteSummary": {"type": "object",
-                              "properties": {"noteId": {"type": "string"}, "uri": {"type": "string"}, "title": {"type": "string"},
-                                             "updatedAt": {"type": "string", "format": "date-time"}},
-                              "required": ["noteId", "uri", "title", "updatedAt"]}}
-  },
   "annotations": {"readOnlyHint": true, "openWorldHint": false}
-}', '_tool_notes_search');
+}')) AS d(name, position, descriptor);
 
 -------------------------------------------------------------------------------
 -- Methods
