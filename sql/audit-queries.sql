@@ -1,7 +1,8 @@
--- Questions operators ask of the delete audit.  Run with
+-- Questions operators ask of the audit.  Run with
 --   psql -d <database> -f sql/audit-queries.sql
 -- or copy the one you need.  delete_audit is append-only: one row per answer
--- to a notes_delete confirmation form.
+-- to a notes_delete confirmation form.  change_audit (at the end) is
+-- append-only too: one row per note written by notes_create or notes_update.
 --
 -- outcome: accept  = the note was deleted
 --          decline = the user said no (final; the state is spent)
@@ -51,3 +52,32 @@ FROM mcp_notes.delete_audit
 WHERE outcome = 'stale'
 ORDER BY at DESC
 LIMIT 50;
+
+-- change_audit: action create (notes_create) or update (notes_update);
+-- fields says what the call wrote (title, body); updated_at is the note's
+-- version after the write, the updatedAt the client was given.
+
+\echo 'Who created or changed which notes in the last 7 days'
+SELECT at, principal, action, fields, note_uri, title, gateway_id
+FROM mcp_notes.change_audit
+WHERE at > now() - interval '7 days'
+ORDER BY at DESC;
+
+\echo 'Writes per principal in the last 30 days'
+SELECT principal,
+       count(*) FILTER (WHERE action = 'create') AS created,
+       count(*) FILTER (WHERE action = 'update') AS updated
+FROM mcp_notes.change_audit
+WHERE at > now() - interval '30 days'
+GROUP BY principal
+ORDER BY count(*) DESC, principal;
+
+\echo 'The whole life of one note: created, updated, deleted (replace the URI)'
+SELECT at, principal, action AS what, request_id, gateway_id
+FROM mcp_notes.change_audit
+WHERE note_uri = mcp_notes.normalize_uri('file:///work/notes/tps-2024.md')
+UNION ALL
+SELECT at, principal, 'delete ' || outcome, request_id, gateway_id
+FROM mcp_notes.delete_audit
+WHERE note_uri = mcp_notes.normalize_uri('file:///work/notes/tps-2024.md')
+ORDER BY at;
