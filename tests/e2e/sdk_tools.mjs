@@ -34,7 +34,8 @@ seen.tools = Object.fromEntries(listed.tools
     .filter((t) => t.name.startsWith('notes_'))
     .map((t) => [t.name, { title: t.title, hasOutputSchema: !!t.outputSchema, annotations: t.annotations }]));
 
-// callTool validates structuredContent against the tool's outputSchema.
+// With tools/list held, callTool validates structuredContent against the
+// tool's outputSchema (a mismatch throws), so this also checks the schemas.
 const call = (name, args) => client.callTool({ name, arguments: args });
 
 const created = await call('notes_create', {
