@@ -20,5 +20,6 @@ COPY docker/gateway-entrypoint docker/readyz /usr/local/bin/
 USER mcp
 EXPOSE 8080 9464
 HEALTHCHECK --interval=5s --timeout=3s CMD ["/usr/local/bin/readyz", "8080"]
+LABEL io.mcp-notes.image=gateway
 ENTRYPOINT ["/usr/local/bin/gateway-entrypoint"]
 CMD ["--listen=0.0.0.0:8080"]

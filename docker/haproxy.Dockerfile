@@ -8,4 +8,5 @@ COPY docker/haproxy.cfg /etc/haproxy/haproxy.cfg
 USER haproxy
 EXPOSE 8080
 STOPSIGNAL SIGUSR1
+LABEL io.mcp-notes.image=haproxy
 ENTRYPOINT ["/usr/sbin/haproxy", "-W", "-db", "-f", "/etc/haproxy/haproxy.cfg"]

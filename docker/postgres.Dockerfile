@@ -28,4 +28,5 @@ VOLUME /var/lib/postgresql/data
 EXPOSE 5432
 STOPSIGNAL SIGINT
 HEALTHCHECK --interval=5s --timeout=3s CMD pg_isready -q -h 127.0.0.1 -d notes -U postgres || exit 1
+LABEL io.mcp-notes.image=db
 ENTRYPOINT ["/usr/local/bin/db-entrypoint"]
