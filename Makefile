@@ -4,7 +4,7 @@
 PG_CONFIG ?= pg_config
 export PG_CONFIG
 
-.PHONY: all extension gateway install check check-quick run demo fuzz soak bench bench-quick clean
+.PHONY: all extension gateway install check check-quick run demo fuzz soak bench bench-quick clean compose-test
 
 all: extension gateway
 
@@ -28,6 +28,11 @@ check:
 # The quick tier, about a minute: regress, e2e and hostile.
 check-quick:
 	@SUITES=quick TESTS='$(TESTS) $(TEST)' tests/run-checks
+
+# docker/compose.yaml for real with rootful podman (tests/suites/compose; make
+# check runs it too): build, up with 2 gateways, flows, kill one, down.
+compose-test:
+	@tests/suites/compose
 
 run:
 	scripts/run-local

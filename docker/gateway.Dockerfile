@@ -1,5 +1,5 @@
-# mcp-notes-gateway: build on Debian 12, run on a slim Debian 12 with only
-# the runtime libraries.
+# mcp-notes-gateway: built on Debian 12, run on Debian 12 with only the
+# runtime libraries, as an unprivileged user.
 FROM debian:12 AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
@@ -7,17 +7,19 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY gateway/ gateway/
-RUN make -C gateway CFLAGS="-O2 -g -Werror"
+RUN make -C gateway clean && make -C gateway CFLAGS="-O2 -g -Werror"
 
-FROM debian:12-slim
+FROM debian:12
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libpq5 libmicrohttpd12 libjson-c5 libssl3 curl \
+      libpq5 libmicrohttpd12 libjson-c5 libssl3 \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --no-create-home mcp
+ && useradd --system --no-create-home --shell /usr/sbin/nologin mcp
 COPY --from=build /src/gateway/mcp-notes-gateway /usr/local/bin/mcp-notes-gateway
+COPY docker/gateway-entrypoint docker/readyz /usr/local/bin/
 USER mcp
-EXPOSE 8080
-HEALTHCHECK --interval=5s --timeout=2s CMD curl -fs http://127.0.0.1:8080/readyz || exit 1
-ENTRYPOINT ["/usr/local/bin/mcp-notes-gateway"]
-CMD ["--listen", "0.0.0.0:8080"]
+EXPOSE 8080 9464
+HEALTHCHECK --interval=5s --timeout=3s CMD ["/usr/local/bin/readyz", "8080"]
+LABEL io.mcp-notes.image=gateway
+ENTRYPOINT ["/usr/local/bin/gateway-entrypoint"]
+CMD ["--listen=0.0.0.0:8080"]

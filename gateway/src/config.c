@@ -85,6 +85,8 @@ static const struct setting settings[] = {
 	"N", "Attempts of one tools/call on serialization failure or deadlock (SQLSTATE 40001/40P01)."},
 	{"auth-cache-ms", "MCP_NOTES_AUTH_CACHE_MS", NULL, NULL, SET_INT, OFF(auth_cache_ms), "1000", 0, 60000,
 	"MS", "How long a token the database accepted is reused for tools/list and server/discover (never for tools/call); any change to the tokens table forgets it at once (LISTEN/NOTIFY). 0 = ask the database every time."},
+	{"metrics-listen", "MCP_NOTES_METRICS_LISTEN", NULL, NULL, SET_STRING, OFF(metrics_listen), "", 0, 0,
+	"HOST:PORT", "Address of a second listener serving GET /metrics (Prometheus text, no authentication: keep it on loopback or a private network); empty = no metrics."},
 };
 
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
@@ -115,7 +117,8 @@ usage(FILE *out)
 	fprintf(out,
 			"Usage: mcp-notes-gateway [OPTION]...\n"
 			"Stateless MCP %s server (Streamable HTTP, POST /mcp) in front of the\n"
-			"PostgreSQL extension mcp_notes.  Endpoints: POST /mcp, GET /healthz, GET /readyz.\n\n"
+			"PostgreSQL extension mcp_notes.  Endpoints: POST /mcp, GET /healthz, GET /readyz\n"
+			"(and GET /metrics on --metrics-listen).\n\n"
 			"Options (flag, environment variable, default):\n",
 			GW_PROTOCOL_VERSION);
 	for (size_t i = 0; i < N_SETTINGS; i++)
@@ -238,9 +241,9 @@ addr_is_loopback(const struct sockaddr *sa)
 	return false;
 }
 
-/* HOST:PORT or [HOST]:PORT -> gw_cfg.listen_addr */
+/* HOST:PORT or [HOST]:PORT of the setting --flag -> *addr */
 static int
-resolve_listen(const char *text)
+resolve_address(const char *flag, const char *text, struct sockaddr_storage *addr, socklen_t *addrlen)
 {
 	char		host[256];
 	const char *port;
@@ -278,19 +281,31 @@ resolve_listen(const char *text)
 	rc = getaddrinfo(host, port, &hints, &res);
 	if (rc != 0 || res == NULL)
 	{
-		config_error("cannot resolve --listen %s: %s\n", text, gai_strerror(rc));
+		config_error("cannot resolve --%s %s: %s\n", flag, text, gai_strerror(rc));
 		return -1;
 	}
-	memcpy(&gw_cfg.listen_addr, res->ai_addr, res->ai_addrlen);
-	gw_cfg.listen_addrlen = res->ai_addrlen;
-	gw_cfg.listen_ipv6 = res->ai_family == AF_INET6;
-	gw_cfg.listen_loopback = addr_is_loopback(res->ai_addr);
+	memcpy(addr, res->ai_addr, res->ai_addrlen);
+	*addrlen = res->ai_addrlen;
 	freeaddrinfo(res);
 	return 0;
 
 bad:
-	config_error("--listen expects HOST:PORT or [IPV6]:PORT, got \"%s\"\n", text);
+	config_error("--%s expects HOST:PORT or [IPV6]:PORT, got \"%s\"\n", flag, text);
 	return -1;
+}
+
+static int
+resolve_listen(const char *text)
+{
+	socklen_t	len = 0;
+
+	if (resolve_address("listen", text, &gw_cfg.listen_addr, &gw_cfg.listen_addrlen) != 0)
+		return -1;
+	gw_cfg.listen_ipv6 = gw_cfg.listen_addr.ss_family == AF_INET6;
+	gw_cfg.listen_loopback = addr_is_loopback((const struct sockaddr *) &gw_cfg.listen_addr);
+	if (gw_cfg.metrics_listen[0] == '\0')
+		return 0;
+	return resolve_address("metrics-listen", gw_cfg.metrics_listen, &gw_cfg.metrics_addr, &len);
 }
 
 static int

@@ -40,12 +40,14 @@ struct gw_config
 	long		drain_timeout_ms;
 	long		tool_call_attempts;
 	long		auth_cache_ms;
+	char	   *metrics_listen;	/* empty: no /metrics listener */
 
 	/* derived by config_load() */
 	struct sockaddr_storage listen_addr;
 	socklen_t	listen_addrlen;
 	bool		listen_ipv6;
 	bool		listen_loopback;
+	struct sockaddr_storage metrics_addr;	/* --metrics-listen resolved */
 	char	  **origins;		/* parsed --allowed-origins; NULL when none */
 	size_t		n_origins;
 	int			log_level_num;

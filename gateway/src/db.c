@@ -38,6 +38,7 @@
 #include "clock.h"
 #include "config.h"
 #include "log.h"
+#include "metrics.h"
 #include "outcome.h"
 #include "text.h"
 
@@ -57,6 +58,7 @@ static struct
 	int			n;
 	bool		closing;
 	bool		down;			/* last connection attempt failed (for log transitions) */
+	int			waiting;		/* requests waiting for a slot (for /metrics) */
 } pool = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* connection parameters, built once in db_init() and read-only afterwards */
@@ -240,6 +242,7 @@ acquire(int timeout_ms, struct db_slot **out, bool *fresh, struct db_error *err)
 {
 	struct timespec deadline = clock_deadline(timeout_ms);
 	struct db_slot *s = NULL;
+	bool		timed_out;
 
 	pthread_mutex_lock(&pool.mu);
 	for (;;)
@@ -256,7 +259,10 @@ acquire(int timeout_ms, struct db_slot **out, bool *fresh, struct db_error *err)
 				s = &pool.slots[i];
 		if (s)
 			break;
-		if (pthread_cond_timedwait(&pool.cv, &pool.mu, &deadline) == ETIMEDOUT)
+		pool.waiting++;
+		timed_out = pthread_cond_timedwait(&pool.cv, &pool.mu, &deadline) == ETIMEDOUT;
+		pool.waiting--;
+		if (timed_out)
 		{
 			pthread_mutex_unlock(&pool.mu);
 			set_error(err, OUT_DATABASE_BUSY, "", "no database connection available within the pool acquire timeout");
@@ -428,6 +434,7 @@ run_once(int timeout_ms, const char *sql, int nparams, const char *const *values
 	if (kind != OUT_OK)
 		return kind;
 	res = PQexecParams(s->pg, sql, nparams, NULL, values, NULL, NULL, 0);
+	metrics_db_round_trip();
 	kind = classify(s->pg, res, retry, err);
 	if (kind == OUT_OK)
 		kind = take_scalar(res, out, err);
@@ -458,6 +465,7 @@ query_scalar(int timeout_ms, const char *sql, int nparams, const char *const *va
 		{
 			if (retries)
 				(*retries)++;
+			metrics_db_retry(err->sqlstate);
 			backoff(attempt);
 			continue;
 		}
@@ -532,6 +540,18 @@ db_handle(bool dev, const char *credential, const char *request, char **json, in
 	 */
 	return query_scalar((int) gw_cfg.pool_acquire_timeout_ms, sql, 2, values,
 						false, (int) gw_cfg.tool_call_attempts, retries, json, err);
+}
+
+void
+db_pool_stats(int *size, int *in_use, int *waiting)
+{
+	pthread_mutex_lock(&pool.mu);
+	*size = pool.n;
+	*in_use = 0;
+	for (int i = 0; i < pool.n; i++)
+		*in_use += pool.slots[i].busy;
+	*waiting = pool.waiting;
+	pthread_mutex_unlock(&pool.mu);
 }
 
 void

@@ -21,6 +21,9 @@ struct db_error
 
 extern int	db_init(void);
 
+/* The pool's size, connections taken and requests waiting now (for /metrics). */
+extern void db_pool_stats(int *size, int *in_use, int *waiting);
+
 /* Refuse new acquisitions and cancel statements still running. */
 extern void db_shutdown_begin(void);
 

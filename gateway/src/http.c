@@ -51,6 +51,7 @@
 #include "jsonrpc.h"
 #include "log.h"
 #include "mcp.h"
+#include "metrics.h"
 #include "text.h"
 #include "version.h"
 #include "work.h"
@@ -321,6 +322,8 @@ log_request(struct req_ctx *rc, unsigned status, const struct mcp_reply *r, cons
 	bool		probe = rc->route == ROUTE_HEALTHZ || rc->route == ROUTE_READYZ;
 	char		ms_text[32];
 
+	if (rc->route == ROUTE_MCP)
+		metrics_request(r ? r->rpc_method : NULL, status, r ? r->code : 0, clock_mono() - rc->start);
 	if (probe && status < 500)
 		level = GW_LOG_DEBUG;
 	if (r && r->notification && r->detail[0])
@@ -894,6 +897,14 @@ http_begin_drain(void)
 		if (fd != MHD_INVALID_SOCKET)
 			close(fd);
 	}
+}
+
+int
+http_open_connections(void)
+{
+	const union MHD_DaemonInfo *info = daemon_ ? MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_CURRENT_CONNECTIONS) : NULL;
+
+	return info ? (int) info->num_connections : 0;
 }
 
 int

@@ -13,6 +13,9 @@ extern int	http_start(void);
 /* Stage 1 of shutdown: stop accepting, /readyz 503, Connection: close. */
 extern void http_begin_drain(void);
 
+/* Number of HTTP connections open now (for /metrics). */
+extern int	http_open_connections(void);
+
 /* Number of requests received and not yet completed. */
 extern int	http_inflight(void);
 

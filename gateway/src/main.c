@@ -28,6 +28,8 @@
 #include "http.h"
 #include "log.h"
 #include "extension.h"
+#include "metrics.h"
+#include "work.h"
 #include "tokencache.h"
 
 static int
@@ -81,6 +83,9 @@ start(void)
 				  "authentication is OFF: every request acts as principal \"%s\" (development only)",
 				  gw_cfg.insecure_dev_principal);
 	probe_database();
+	if (metrics_start(&(struct metrics_sources) {http_open_connections, http_inflight, db_pool_stats,
+												  work_stats, features_extension_version}) != 0)
+		return -1;
 	if (tokencache_start() != 0)
 	{
 		log_event(GW_LOG_ERROR, "startup", "cannot start the token cache listener");
@@ -152,6 +157,7 @@ main(int argc, char **argv)
 	idle = drain(&set, wait_signal(&set, -1));
 
 	/* stage 3 */
+	metrics_stop();
 	db_shutdown_begin();
 	http_stop();
 	tokencache_stop();

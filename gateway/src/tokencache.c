@@ -42,6 +42,7 @@
 #include "db.h"
 #include "extension.h"
 #include "log.h"
+#include "metrics.h"
 #include "text.h"
 
 #define CACHE_SLOTS			256
@@ -86,6 +87,7 @@ new_epoch(bool listening)
 	cache_epoch++;
 	cache_listening = listening;
 	pthread_mutex_unlock(&cache_lock);
+	metrics_token_cache_invalidation();
 }
 
 bool
@@ -107,6 +109,7 @@ tokencache_lookup(const char *token, uint64_t *epoch)
 		*epoch = cache_epoch;
 	}
 	pthread_mutex_unlock(&cache_lock);
+	metrics_token_cache_lookup(hit);
 	return hit;
 }
 

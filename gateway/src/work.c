@@ -144,6 +144,15 @@ work_submit(void (*fn) (void *), void *arg)
 }
 
 void
+work_stats(int *alive, int *busy)
+{
+	pthread_mutex_lock(&pool.mu);
+	*alive = pool.alive;
+	*busy = pool.running;
+	pthread_mutex_unlock(&pool.mu);
+}
+
+void
 work_stop(void)
 {
 	pthread_mutex_lock(&pool.mu);

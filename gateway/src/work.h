@@ -22,6 +22,9 @@ extern int	work_start(int max_threads, size_t stack_size);
  */
 extern int	work_submit(void (*fn) (void *), void *arg);
 
+/* Threads alive and threads running a job now (for /metrics). */
+extern void work_stats(int *alive, int *busy);
+
 /* Wait for queued and running jobs to finish, then for every thread to exit. */
 extern void work_stop(void);
 

@@ -46,6 +46,8 @@ CREATE ROLE regress_catalog_dev_gateway;
 SELECT mcp_notes.grant_gateway('regress_catalog_gateway');
 SELECT mcp_notes.grant_dev_gateway('regress_catalog_dev_gateway');
 
+-- Not listed, so owner-only: the operator API, delete_flow_hourly() and
+-- delete_flow_stats() (the operators' view) included.
 CREATE TEMP TABLE allowed (role text, fn regprocedure);
 INSERT INTO allowed
 SELECT r.role, f.fn::regprocedure
