@@ -24,6 +24,9 @@ const SURFACE = ['notes_create', 'notes_read', 'notes_update', 'notes_list', 'no
 // The answer the elicitation handler gives next; every flow sets it.
 let answer = 'accept';
 let asked = [];
+// What a gateway launched over stdio wrote on stderr (its JSON log lines),
+// reported when something fails.
+let gatewayStderr = '';
 
 function elicit(request) {
     const params = request.params;
@@ -55,6 +58,7 @@ async function connectV2() {
     } else {
         const stdio = await load('client/dist/stdio.mjs');
         transport = new stdio.StdioClientTransport(stdioParameters());
+        keepStderr(transport);
     }
     await client.connect(transport, { timeout: TIMEOUT_MS });
     return {
@@ -79,6 +83,7 @@ async function connectV1() {
     } else {
         const { StdioClientTransport } = await load('sdk/dist/esm/client/stdio.js');
         transport = new StdioClientTransport(stdioParameters());
+        keepStderr(transport);
     }
     await client.connect(transport, { timeout: TIMEOUT_MS });
     return { client, era: 'legacy', version: transport.protocolVersion ?? null };
@@ -95,8 +100,17 @@ function stdioParameters() {
     };
 }
 
+function keepStderr(transport) {
+    transport.stderr?.on('data', (chunk) => {
+        gatewayStderr = (gatewayStderr + chunk.toString()).slice(-2000);
+    });
+}
+
 function describe(error) {
-    return { message: String(error?.message ?? error), code: error?.code ?? null, data: error?.data ?? null };
+    const out = { message: String(error?.message ?? error), code: error?.code ?? null, data: error?.data ?? null };
+    if (gatewayStderr)
+        out.gatewayStderr = gatewayStderr.slice(-600);
+    return out;
 }
 
 async function flow(flows, name, body) {
