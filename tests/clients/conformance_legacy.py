@@ -2,8 +2,10 @@
 (@modelcontextprotocol/conformance, `server --spec-version 2025-11-25`)
 against one gateway, for tests/suites/clients.
 
-The suite cannot send a bearer token, so the gateway runs with the loopback
-development principal (--insecure-dev-principal, a grant_dev_gateway role).
+The suite cannot send a bearer token, and the legacy era serves bearer
+tokens only (no development principal), so the suite talks to an HAProxy on
+loopback that adds `Authorization: Bearer TOKEN` to every request and passes
+everything else (SSE streams included) through unchanged.
 The suite's fixture tools, resources and prompts come from
 sql/conformance-fixture.sql, loaded as superuser when the file exists;
 without it the scenarios that need a fixture fail (and say why).
@@ -17,6 +19,7 @@ import json
 import pathlib
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -25,7 +28,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.e2e.harness import Database, Gateway, PRINCIPAL  # noqa: E402
+from tests.e2e.harness import Database, Gateway, wait_until  # noqa: E402
+from tests.reliability.stack import HAPROXY, free_port  # noqa: E402
 
 FIXTURE = ROOT / "sql" / "conformance-fixture.sql"
 CONFORMANCE = ROOT / "tests" / "node" / "node_modules" / ".bin" / "conformance"
@@ -58,17 +62,62 @@ def scenario_results(out_dir):
     return results
 
 
+class TokenProxy:
+    """HAProxy on a free loopback port in front of one gateway, adding the bearer token."""
+
+    def __init__(self, gateway_port, token, directory):
+        self.port = free_port()
+        config = pathlib.Path(directory) / "token-proxy.cfg"
+        config.touch(mode=0o600)
+        config.write_text("\n".join([
+            "global", "    maxconn 256",
+            "defaults", "    mode http", "    timeout connect 2s", "    timeout client 120s",
+            "    timeout server 120s", "    timeout http-request 10s",
+            "frontend conformance", f"    bind 127.0.0.1:{self.port}",
+            f'    http-request set-header Authorization "Bearer {token}"',
+            "    default_backend gateway",
+            "backend gateway", f"    server gw 127.0.0.1:{gateway_port}", ""]))
+        self.log = open(pathlib.Path(directory) / "token-proxy.log", "wb")
+        self.proc = subprocess.Popen([HAPROXY, "-f", str(config), "-db"], stdin=subprocess.DEVNULL,
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+        if not wait_until(self._listening, 15, 0.05):
+            self.stop()
+            raise RuntimeError(f"the token proxy did not listen on {self.port}")
+
+    def _listening(self):
+        if self.proc.poll() is not None:
+            raise RuntimeError(f"haproxy exited with {self.proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                return True
+        except OSError:
+            return False
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        self.log.close()
+
+
 def run_legacy_conformance(node, report, wanted, note, run_node):
-    db = Database("clientsconf", dev=True)
-    gw = None
-    out_dir = tempfile.mkdtemp(prefix="mcp-notes-conformance-")
+    db = Database("clientsconf")
+    gw = proxy = None
+    work = tempfile.mkdtemp(prefix="mcp-notes-conformance-")
+    out_dir = pathlib.Path(work) / "results"
+    out_dir.mkdir()
     try:
         if FIXTURE.exists():
             subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", db.name, "-f", str(FIXTURE)],
                            check=True, capture_output=True, text=True, timeout=120)
-        gw = Gateway(db.conninfo(), "--insecure-dev-principal", PRINCIPAL, gateway_id="clients-conformance")
-        rc, out, err = run_node(node, [str(CONFORMANCE), "server", "--url", f"http://127.0.0.1:{gw.port}/mcp",
-                                       "--spec-version", SPEC, "-o", out_dir], timeout=600)
+        gw = Gateway(db.conninfo(), gateway_id="clients-conformance")
+        proxy = TokenProxy(gw.port, db.issue_token(), work)
+        rc, out, err = run_node(node, [str(CONFORMANCE), "server", "--url", f"http://127.0.0.1:{proxy.port}/mcp",
+                                       "--spec-version", SPEC, "-o", str(out_dir)], timeout=600)
         results = scenario_results(out_dir)
         if not results:
             report(f"{PREFIX}.run", f"the suite produced no results (rc {rc}): {out[-300:]} {err[-300:]}")
@@ -88,7 +137,9 @@ def run_legacy_conformance(node, report, wanted, note, run_node):
         note(f"{PREFIX}: {passed} of {counted} applicable scenarios pass"
              f" ({len(NOT_APPLICABLE)} not applicable){fixture_note}")
     finally:
+        if proxy:
+            proxy.stop()
         if gw:
             gw.cleanup()
         db.drop()
-        shutil.rmtree(out_dir, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
