@@ -19,7 +19,6 @@ import json
 import pathlib
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,7 +28,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tests.e2e.harness import Database, Gateway, wait_until  # noqa: E402
-from tests.reliability.stack import HAPROXY, free_port  # noqa: E402
+from tests.reliability.stack import HAPROXY, HAProxy, free_port  # noqa: E402
 
 FIXTURE = ROOT / "sql" / "conformance-fixture.sql"
 CONFORMANCE = ROOT / "tests" / "node" / "node_modules" / ".bin" / "conformance"
@@ -62,46 +61,31 @@ def scenario_results(out_dir):
     return results
 
 
-class TokenProxy:
-    """HAProxy on a free loopback port in front of one gateway, adding the bearer token."""
+class TokenProxy(HAProxy):
+    """HAProxy on a free loopback port in front of one gateway, adding the bearer token
+    (the balancer of tests/reliability with another configuration: its wait and stop)."""
 
-    def __init__(self, gateway_port, token, directory):
+    def __init__(self, gateway_port, token):  # noqa: a configuration of its own, not HAProxy's
+        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="mcp-notes-token-proxy-"))
         self.port = free_port()
-        config = pathlib.Path(directory) / "token-proxy.cfg"
+        self.sock = self.dir / "admin.sock"
+        self.log_path = self.dir / "haproxy.log"
+        config = self.dir / "haproxy.cfg"
         config.touch(mode=0o600)
         config.write_text("\n".join([
-            "global", "    maxconn 256",
+            "global", "    maxconn 256", f"    stats socket {self.sock} mode 600 level admin",
             "defaults", "    mode http", "    timeout connect 2s", "    timeout client 120s",
             "    timeout server 120s", "    timeout http-request 10s",
             "frontend conformance", f"    bind 127.0.0.1:{self.port}",
             f'    http-request set-header Authorization "Bearer {token}"',
             "    default_backend gateway",
             "backend gateway", f"    server gw 127.0.0.1:{gateway_port}", ""]))
-        self.log = open(pathlib.Path(directory) / "token-proxy.log", "wb")
+        self.log_file = open(self.log_path, "wb")
         self.proc = subprocess.Popen([HAPROXY, "-f", str(config), "-db"], stdin=subprocess.DEVNULL,
-                                     stdout=self.log, stderr=subprocess.STDOUT)
+                                     stdout=self.log_file, stderr=subprocess.STDOUT)
         if not wait_until(self._listening, 15, 0.05):
             self.stop()
             raise RuntimeError(f"the token proxy did not listen on {self.port}")
-
-    def _listening(self):
-        if self.proc.poll() is not None:
-            raise RuntimeError(f"haproxy exited with {self.proc.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                return True
-        except OSError:
-            return False
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-        self.log.close()
 
 
 def run_legacy_conformance(node, report, wanted, note, run_node):
@@ -115,7 +99,7 @@ def run_legacy_conformance(node, report, wanted, note, run_node):
             subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", db.name, "-f", str(FIXTURE)],
                            check=True, capture_output=True, text=True, timeout=120)
         gw = Gateway(db.conninfo(), gateway_id="clients-conformance")
-        proxy = TokenProxy(gw.port, db.issue_token(), work)
+        proxy = TokenProxy(gw.port, db.issue_token())
         rc, out, err = run_node(node, [str(CONFORMANCE), "server", "--url", f"http://127.0.0.1:{proxy.port}/mcp",
                                        "--spec-version", SPEC, "-o", str(out_dir)], timeout=600)
         results = scenario_results(out_dir)
