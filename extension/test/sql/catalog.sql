@@ -56,7 +56,12 @@ SELECT r.role, f.fn::regprocedure
 FROM (VALUES ('regress_catalog_gateway'), ('regress_catalog_dev_gateway')) r(role),
      (VALUES ('mcp_notes.features()'), ('mcp_notes.handle(text, jsonb)'), ('mcp_notes.authenticate(text)'),
              ('mcp_notes.tool_descriptors()'),
-             ('mcp_notes.call_tool(text, text, jsonb, jsonb, text, jsonb, text, jsonb, text)')) f(fn)
+             ('mcp_notes.call_tool(text, text, jsonb, jsonb, text, jsonb, text, jsonb, text)'),
+             ('mcp_notes.legacy_session_open(text, text, jsonb, jsonb, interval)'),
+             ('mcp_notes.legacy_session_check(text, text)'), ('mcp_notes.legacy_session_close(text, text)'),
+             ('mcp_notes.legacy_pending_open(text, text, jsonb, interval)'),
+             ('mcp_notes.legacy_answer(text, text, jsonb)'),
+             ('mcp_notes.legacy_pending_take(text, bigint, boolean)')) f(fn)
 UNION ALL
 SELECT 'regress_catalog_dev_gateway', f.fn::regprocedure
 FROM (VALUES ('mcp_notes.handle_as(text, jsonb)'),
