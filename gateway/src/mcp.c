@@ -303,6 +303,12 @@ check_headers(struct request *q, const struct mcp_headers *h, struct mcp_reply *
 	json_object *name = mirrored_name(q, &key);
 	bool		ok;
 
+	if (h->stdio)
+	{
+		/* stdio has no headers to mirror the body */
+		json_object_put(method);
+		return true;
+	}
 	ok = check_header(r, q->m.id, "MCP-Protocol-Version", h->protocol_version, h->n_protocol_version,
 					  false, true, q->version) &&
 		check_header(r, q->m.id, "Mcp-Method", h->method, h->n_method, false, true, method);
@@ -548,6 +554,21 @@ dispatch(struct request *q, struct mcp_reply *r)
 		call_handle(q, r);
 }
 
+/* every check after parsing, then dispatch; frees what q holds */
+static void
+process_request(struct request *q, const struct mcp_headers *h, struct mcp_reply *r)
+{
+	if (check_shape(q, r) && check_meta(q, r) && check_headers(q, h, r) && check_version(q, r) &&
+		check_method(q, r) && take_credential(q, h, r))
+		dispatch(q, r);
+	if (q->token)
+	{
+		memset(q->token, 0, strlen(q->token));
+		free(q->token);
+	}
+	json_object_put(q->root);
+}
+
 void
 mcp_process(const char *body, size_t len, const struct mcp_headers *h, bool may_block,
 			struct mcp_reply *r)
@@ -556,14 +577,41 @@ mcp_process(const char *body, size_t len, const struct mcp_headers *h, bool may_
 
 	memset(r, 0, sizeof(*r));
 	r->http_status = 200;
-	if (parse_body(&q, body, len, r) && check_shape(&q, r) && check_meta(&q, r) &&
-		check_headers(&q, h, r) && check_version(&q, r) && check_method(&q, r) &&
-		take_credential(&q, h, r))
-		dispatch(&q, r);
-	if (q.token)
-	{
-		memset(q.token, 0, strlen(q.token));
-		free(q.token);
-	}
-	json_object_put(q.root);
+	if (parse_body(&q, body, len, r))
+		process_request(&q, h, r);
+}
+
+void
+mcp_process_parsed(json_object *root, const struct mcp_headers *h, bool may_block, struct mcp_reply *r)
+{
+	struct request q = {.may_block = may_block, .root = root};
+
+	memset(r, 0, sizeof(*r));
+	r->http_status = 200;
+	process_request(&q, h, r);
+}
+
+void
+mcp_reply_error(struct mcp_reply *r, json_object *id, enum outcome_kind kind, const char *message,
+				json_object *data)
+{
+	reply_outcome(r, id, kind, message, data);
+}
+
+void
+mcp_reply_db_error(struct mcp_reply *r, json_object *id, const struct db_error *e)
+{
+	reply_db_error(r, id, e);
+}
+
+void
+mcp_reply_internal(struct mcp_reply *r, json_object *id, const char *why)
+{
+	reply_internal(r, id, why);
+}
+
+void
+mcp_reply_message(struct mcp_reply *r, json_object *msg)
+{
+	set_body(r, msg);
 }
