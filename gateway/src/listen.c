@@ -117,6 +117,9 @@ subscribe(void)
 
 	if (pg == NULL)
 		return NULL;
+	/* told apart from the token cache's listener in pg_stat_activity */
+	PQclear(PQexec(pg, "SELECT pg_catalog.set_config('application_name', "
+				   "pg_catalog.left(pg_catalog.current_setting('application_name'), 50) || ' legacy', false)"));
 	res = PQexec(pg, "LISTEN " LEGACY_CHANNEL);
 	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
 	if (!ok)
