@@ -244,6 +244,26 @@ initialize_result(const char *version)
 	return result;
 }
 
+/* stdio: the token is checked at initialize too, so a bad one is reported at once */
+static bool
+local_token_valid(struct lreq *q, struct mcp_reply *r)
+{
+	char	   *principal = NULL;
+	struct db_error err = {0};
+
+	if (gw_cfg.insecure_dev_principal)
+		return true;
+	if (db_authenticate(q->credential, &principal, &err) != OUT_OK)
+	{
+		mcp_reply_db_error(r, q->m.id, &err);
+		return false;
+	}
+	if (principal == NULL)
+		mcp_reply_error(r, q->m.id, OUT_UNAUTHENTICATED, NULL, NULL);
+	free(principal);
+	return principal != NULL;
+}
+
 /* a session: in the database over HTTP (its id goes in the reply), in memory on stdio */
 static bool
 open_session(struct lreq *q, struct mcp_reply *r, const char *version, json_object *caps, json_object *info)
@@ -255,6 +275,11 @@ open_session(struct lreq *q, struct mcp_reply *r, const char *version, json_obje
 	json_object *o;
 	json_object *sid;
 
+	if (q->local && !local_token_valid(q, r))
+	{
+		free(info_text);
+		return false;
+	}
 	if (q->local)
 	{
 		json_object_put(q->local->caps);
