@@ -890,7 +890,7 @@ http_start(void)
 		log_event(GW_LOG_ERROR, "startup", "cannot allocate the worker threads' table");
 		return -1;
 	}
-	if (!gw_cfg.insecure_dev_principal && listen_start() != 0)
+	if (listen_start() != 0)
 	{
 		log_event(GW_LOG_ERROR, "startup", "cannot start the legacy-era answer listener");
 		return -1;

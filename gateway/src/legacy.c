@@ -114,7 +114,7 @@ check_version_header(struct lreq *q, struct mcp_reply *r)
 	return ok;
 }
 
-/* the bearer token (stdio: the environment's, or the dev principal) */
+/* the bearer token (stdio: the environment's), or the dev principal */
 static bool
 take_credential(struct lreq *q, struct mcp_reply *r)
 {
@@ -122,15 +122,8 @@ take_credential(struct lreq *q, struct mcp_reply *r)
 
 	if (gw_cfg.insecure_dev_principal)
 	{
-		if (q->local)
-		{
-			q->credential = gw_cfg.insecure_dev_principal;
-			return true;
-		}
-		reply_rpc_error(r, 400, q->m.id, RPC_INVALID_REQUEST,
-						"Bad Request: the 2025-era adapter needs bearer tokens; with --insecure-dev-principal "
-						"use MCP 2026-07-28", NULL);
-		return false;
+		q->credential = gw_cfg.insecure_dev_principal;
+		return true;
 	}
 	ar = auth_bearer_token(q->h->authorization, q->h->n_authorization, &q->token);
 	if (ar == AUTH_MALFORMED)
@@ -207,7 +200,7 @@ check_session(struct lreq *q, struct mcp_reply *r)
 {
 	const char *v[2] = {q->credential, q->session_id};
 
-	q->session = call_db(q, r, "SELECT mcp_notes.legacy_session_check($1::text, $2::text)::text", 2, v);
+	q->session = call_db(q, r, LEGACY_SQL("legacy_session_check", "$1::text, $2::text"), 2, v);
 	return q->session != NULL;
 }
 
@@ -292,8 +285,8 @@ open_session(struct lreq *q, struct mcp_reply *r, const char *version, json_obje
 		return true;
 	}
 	snprintf(ttl, sizeof(ttl), "%ld", gw_cfg.legacy_session_ttl);
-	o = call_db(q, r, "SELECT mcp_notes.legacy_session_open($1::text, $2::text, $3::jsonb, $4::jsonb, "
-				"make_interval(secs => $5::double precision))::text", 5, v);
+	o = call_db(q, r, LEGACY_SQL("legacy_session_open", "$1::text, $2::text, $3::jsonb, $4::jsonb, "
+								 "make_interval(secs => $5::double precision)"), 5, v);
 	free(info_text);
 	if (o == NULL)
 		return false;
@@ -495,7 +488,7 @@ serve_response(struct lreq *q, struct mcp_reply *r)
 	}
 	text = json_object_to_json_string_ext(q->root, JSON_C_TO_STRING_PLAIN);
 	v[0] = q->credential, v[1] = q->session_id, v[2] = text;
-	o = call_db(q, r, "SELECT mcp_notes.legacy_answer($1::text, $2::text, $3::jsonb)::text", 3, v);
+	o = call_db(q, r, LEGACY_SQL("legacy_answer", "$1::text, $2::text, $3::jsonb"), 3, v);
 	if (o == NULL)
 		return;
 	json_object_put(o);
@@ -552,7 +545,7 @@ legacy_delete(const struct mcp_headers *h, bool may_block, struct mcp_reply *r)
 		else
 		{
 			v[0] = q.credential, v[1] = q.session_id;
-			o = call_db(&q, r, "SELECT mcp_notes.legacy_session_close($1::text, $2::text)::text", 2, v);
+			o = call_db(&q, r, LEGACY_SQL("legacy_session_close", "$1::text, $2::text"), 2, v);
 			if (o != NULL)
 				r->http_status = 200;
 			json_object_put(o);

@@ -11,9 +11,17 @@
 #include <stdbool.h>
 #include <json-c/json.h>
 
+#include "config.h"
 #include "outcome.h"
 
 #define LEGACY_LATEST_VERSION	"2025-11-25"
+
+/*
+ * The statement calling a legacy-era session entry point: name(token, ...)
+ * for the bearer token, name_as(principal, ...) with --insecure-dev-principal.
+ */
+#define LEGACY_SQL(name, args) (gw_cfg.insecure_dev_principal \
+	? "SELECT mcp_notes." name "_as(" args ")::text" : "SELECT mcp_notes." name "(" args ")::text")
 
 /* version is one of the legacy versions served */
 extern bool legacy_version_supported(const char *version);

@@ -66,8 +66,8 @@ pending_open(struct stream_ctx *c, json_object *request_id)
 	long long	id = 0;
 
 	snprintf(wait, sizeof(wait), "%.3f", (double) gw_cfg.legacy_wait_ms / 1000.0 + 5.0);
-	o = call("SELECT mcp_notes.legacy_pending_open($1::text, $2::text, $3::jsonb, "
-			 "make_interval(secs => $4::double precision))::text", 4, v);
+	o = call(LEGACY_SQL("legacy_pending_open", "$1::text, $2::text, $3::jsonb, "
+						"make_interval(secs => $4::double precision)"), 4, v);
 	if (json_object_object_get_ex(o, "pendingId", &pid))
 		id = json_object_get_int64(pid);
 	json_object_put(o);
@@ -84,7 +84,7 @@ pending_take(struct stream_ctx *c, long long pending_id, bool give_up)
 	json_object *answer = NULL;
 
 	snprintf(id, sizeof(id), "%lld", pending_id);
-	o = call("SELECT mcp_notes.legacy_pending_take($1::text, $2::bigint, $3::boolean)::text", 3, v);
+	o = call(LEGACY_SQL("legacy_pending_take", "$1::text, $2::bigint, $3::boolean"), 3, v);
 	if (json_object_object_get_ex(o, "answer", &answer) && json_object_is_type(answer, json_type_object))
 		answer = json_object_get(answer);
 	else

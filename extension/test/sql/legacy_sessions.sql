@@ -68,6 +68,17 @@ SELECT count(*) FILTER (WHERE mcp_notes.legacy_session_open(:'tok', '2025-11-25'
 FROM generate_series(1, 120);
 SELECT count(*) AS sessions FROM mcp_notes.legacy_sessions;
 
+-- the development entry points: a principal by name, the same rules
+SELECT mcp_notes.legacy_session_open_as('dev', '2025-11-25', '{}', NULL, '1 hour') ->> 'sessionId' AS dev_sid \gset
+SELECT mcp_notes.legacy_session_check_as('dev', :'dev_sid') ->> 'protocolVersion' AS dev_checked;
+SELECT mcp_notes.legacy_session_check_as('lena', :'dev_sid') #>> '{error,kind}' AS dev_foreign;
+SELECT mcp_notes.legacy_session_check(:'tok', :'dev_sid') #>> '{error,kind}' AS dev_foreign_token;
+SELECT mcp_notes.legacy_pending_open_as('dev', :'dev_sid', '1', '1 minute') ->> 'pendingId' AS dev_pid \gset
+SELECT mcp_notes.legacy_answer_as('dev', :'dev_sid', '{"jsonrpc": "2.0", "id": 1, "result": {}}') ? 'pendingId' AS dev_answered;
+SELECT mcp_notes.legacy_pending_take_as('dev', :'dev_pid', false) AS dev_taken;
+SELECT mcp_notes.legacy_session_close_as('dev', :'dev_sid') AS dev_closed;
+SELECT mcp_notes.legacy_session_open_as('not a principal!', '2025-11-25', '{}', NULL, '1 hour');
+
 -- inside a transaction block the entry points refuse to act
 BEGIN;
 SELECT mcp_notes.legacy_session_check(:'tok', 'x');
