@@ -216,6 +216,25 @@ class LegacySessionTest(GatewayTestCase):
         self.assertEqual(body["error"]["data"]["requiredCapabilities"], {"elicitation": {"form": {}}})
 
 
+class LegacyExpiryTest(GatewayTestCase):
+    def test_an_unused_session_expires_and_use_renews_it(self):
+        gw = self.start_gateway("--legacy-session-ttl", "2")
+        kept, idle = LegacyClient(gw, self.token), LegacyClient(gw, self.token)
+        kept.initialize()
+        idle.initialize()
+        deadline = time.monotonic() + 3.5
+        while time.monotonic() < deadline:           # used every 0.5 s: renewed each time
+            self.assertEqual(kept.request("ping")[0], 200)
+            time.sleep(0.5)
+        self.assertEqual(idle.request("ping")[0], 404)
+        self.assertEqual(kept.request("ping")[0], 200)
+        # expired sessions are pruned by the next initialize
+        self.assertTrue(wait_until(lambda: idle.request("ping")[0] == 404, 5))
+        LegacyClient(gw, self.token).initialize()
+        self.assertEqual(self.db.sql("SELECT count(*) FROM mcp_notes.legacy_sessions "
+                                     "WHERE expires_at <= clock_timestamp()"), "0")
+
+
 class LegacyDeleteTest(GatewayTestCase):
     @classmethod
     def setUpClass(cls):
@@ -359,6 +378,24 @@ class LegacyScaleOutTest(GatewayTestCase):
         self.assertFalse(self.db.note_exists(note))
         audit = [a for a in self.db.audit() if a.get("note_id") == note]
         self.assertEqual([(a["outcome"], a["gateway_id"]) for a in audit], [("accept", "legacy-a")])
+
+    def test_a_gateway_restart_loses_only_its_streams(self):
+        c = LegacyClient(self.a, self.token)
+        c.initialize()
+        title = unique_title()
+        note = self.db.add_note(f"{WORKSPACE}/{title.replace(' ', '-')}.md", title)
+        gw = self.start_gateway("--gateway-id", "legacy-c")
+        c.port = gw.port
+        conn, resp = c.open_call("notes_delete", delete_args(title))
+        ask = next_event(resp)
+        self.assertEqual(gw.stop(), 0)               # drains: the stream ends with an error
+        final = next_event(resp)
+        self.assertIn("error", final, final)
+        conn.close()
+        self.assertTrue(self.db.note_exists(note))
+        c.port = self.b.port                         # the session lives on in the database
+        self.assertEqual(c.request("ping")[0], 200)
+        self.assertEqual(c.answer(ask["id"], {"action": "decline"})[0], 400)  # nothing waits any more
 
     def test_behind_haproxy_round_robin(self):
         from tests.reliability.stack import HAProxy
