@@ -68,25 +68,7 @@ reply_rpc_error(struct mcp_reply *r, unsigned status, json_object *id, int code,
 static bool
 check_shape(struct lreq *q, struct mcp_reply *r)
 {
-	const char *why = NULL;
-	int			rc = jsonrpc_check(q->root, &q->m, &why);
-
-	if (q->m.id)
-		str_copy(r->rpc_id, sizeof(r->rpc_id), json_object_to_json_string_ext(q->m.id, JSON_C_TO_STRING_PLAIN));
-	if (q->m.method)
-		str_copy(r->rpc_method, sizeof(r->rpc_method), q->m.method);
-	if (rc != 0)
-	{
-		mcp_reply_error(r, q->m.id, rc == RPC_INVALID_PARAMS ? OUT_INVALID_META : OUT_INVALID_REQUEST, why, NULL);
-		return false;
-	}
-	if (!q->m.has_id)
-	{
-		r->notification = true;
-		r->http_status = 202;
-		return false;
-	}
-	return true;
+	return mcp_check_shape(q->root, &q->m, r);
 }
 
 /* MCP-Protocol-Version, when present (HTTP only), must name a legacy version served */

@@ -179,30 +179,36 @@ parse_body(struct request *q, const char *body, size_t len, struct mcp_reply *r)
 }
 
 /* the JSON-RPC 2.0 shape; a notification is acknowledged (202) and never executed */
-static bool
-check_shape(struct request *q, struct mcp_reply *r)
+bool
+mcp_check_shape(json_object *root, struct rpc_msg *m, struct mcp_reply *r)
 {
 	const char *why = NULL;
-	int			rc = jsonrpc_check(q->root, &q->m, &why);
+	int			rc = jsonrpc_check(root, m, &why);
 
-	if (q->m.id)
-		str_copy(r->rpc_id, sizeof(r->rpc_id), json_object_to_json_string_ext(q->m.id, JSON_C_TO_STRING_PLAIN));
-	if (q->m.method)
-		str_copy(r->rpc_method, sizeof(r->rpc_method), q->m.method);
+	if (m->id)
+		str_copy(r->rpc_id, sizeof(r->rpc_id), json_object_to_json_string_ext(m->id, JSON_C_TO_STRING_PLAIN));
+	if (m->method)
+		str_copy(r->rpc_method, sizeof(r->rpc_method), m->method);
 	if (rc != 0)
 	{
-		reply_outcome(r, q->m.id, rc == RPC_INVALID_PARAMS ? OUT_INVALID_META : OUT_INVALID_REQUEST, why, NULL);
+		reply_outcome(r, m->id, rc == RPC_INVALID_PARAMS ? OUT_INVALID_META : OUT_INVALID_REQUEST, why, NULL);
 		return false;
 	}
-	if (!q->m.has_id)
+	if (!m->has_id)
 	{
 		r->notification = true;
 		r->http_status = 202;
-		if (strcmp(q->m.method, "tools/call") == 0)
+		if (strcmp(m->method, "tools/call") == 0)
 			snprintf(r->detail, sizeof(r->detail), "tools/call without an id: not executed");
 		return false;
 	}
 	return true;
+}
+
+static bool
+check_shape(struct request *q, struct mcp_reply *r)
+{
+	return mcp_check_shape(q->root, &q->m, r);
 }
 
 static bool

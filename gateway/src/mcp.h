@@ -65,6 +65,13 @@ extern void mcp_reply_db_error(struct mcp_reply *r, json_object *id, const struc
 /* An internal error (500), why goes to the log. */
 extern void mcp_reply_internal(struct mcp_reply *r, json_object *id, const char *why);
 
+/*
+ * The JSON-RPC 2.0 shape of root into m (-32600/-32602 replied); a
+ * notification gets 202 and false, as every error does.
+ */
+struct rpc_msg;
+extern bool mcp_check_shape(json_object *root, struct rpc_msg *m, struct mcp_reply *r);
+
 /* r->body = the serialization of msg (consumed). */
 extern void mcp_reply_message(struct mcp_reply *r, json_object *msg);
 
