@@ -121,8 +121,9 @@ usage(FILE *out)
 {
 	fprintf(out,
 			"Usage: mcp-notes-gateway [OPTION]...\n"
-			"Stateless MCP %s server (Streamable HTTP, POST /mcp) in front of the\n"
-			"PostgreSQL extension mcp_notes.  Endpoints: POST /mcp, GET /healthz, GET /readyz.\n\n"
+			"Stateless MCP %s server (Streamable HTTP, POST /mcp; also the 2025-11-25 era\n"
+			"with sessions) in front of the PostgreSQL extension mcp_notes.  Endpoints:\n"
+			"POST /mcp, DELETE /mcp, GET /healthz, GET /readyz; or --stdio.\n\n"
 			"Options (flag, environment variable, default):\n",
 			GW_PROTOCOL_VERSION);
 	for (size_t i = 0; i < N_SETTINGS; i++)
