@@ -165,12 +165,15 @@ call_db(struct lreq *q, struct mcp_reply *r, const char *sql, int n, const char 
 	{
 		json_object *reason = NULL;
 		json_object *data = NULL;
+		json_object *message = NULL;
+		char		text[200];
 
 		json_object_object_get_ex(e, "data", &data);
 		json_object_object_get_ex(data, "reason", &reason);
+		json_object_object_get_ex(e, "message", &message);
 		str_copy(r->reason, sizeof(r->reason), reason ? json_object_get_string(reason) : "");
-		reply_rpc_error(r, 400, q->m.id, RPC_INVALID_REQUEST, "Bad Request: no server request with this id "
-						"is waiting for an answer in this session", NULL);
+		snprintf(text, sizeof(text), "Bad Request: %.180s", message ? json_object_get_string(message) : "refused");
+		reply_rpc_error(r, 400, q->m.id, RPC_INVALID_REQUEST, text, NULL);
 	}
 	json_object_put(o);
 	return NULL;
