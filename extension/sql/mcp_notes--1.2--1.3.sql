@@ -220,7 +220,7 @@ BEGIN
     RETURNING p.pending_id INTO id;
     IF id IS NULL THEN
         RETURN _invalid_params('no_pending_request',
-            'Invalid request: no server request with this id is waiting for an answer in this session');
+            'no server request with this id is waiting for an answer in this session');
     END IF;
     PERFORM pg_catalog.pg_notify('mcp_notes_legacy', id::text);
     RETURN jsonb_build_object('pendingId', id);
