@@ -199,6 +199,14 @@ class LegacySessionTest(GatewayTestCase):
         self.assertEqual(r.status, 404)
         conn.close()
 
+    def test_a_modern_request_never_borrows_a_session(self):
+        c = self.client()                            # declared elicitation at initialize
+        r = self.gw.call_delete(self.token, WORKSPACE, "x", caps={}, headers={"Mcp-Session-Id": c.session})
+        self.assertRpcError(r, -32021, 400, id=1)    # this request's own _meta decides
+        # and a legacy notification needs no session
+        self.assertEqual(LegacyClient(self.gw, None).post(
+            {"jsonrpc": "2.0", "method": "notifications/initialized"}, session=False)[0], 202)
+
     def test_unknown_method_and_version_header(self):
         c = self.client()
         status, _, body = c.request("resources/subscribe", id=9)
