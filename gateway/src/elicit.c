@@ -228,6 +228,7 @@ elicit_run(struct elicit_job *job, const struct elicit_asker *asker)
 		if (!next_outcome(job, responses, &final))
 		{
 			json_object_put(responses);
+			log_event(GW_LOG_INFO, "legacy_elicitation", "tool %s: answered after %d round(s)", job->tool, round);
 			asker->finish(asker->cls, final);
 			return;
 		}
