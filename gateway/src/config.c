@@ -30,7 +30,8 @@ enum setting_type
 {
 	SET_STRING,
 	SET_INT,
-	SET_SIZE					/* bytes, optional k/K or m/M suffix (KiB, MiB) */
+	SET_SIZE,					/* bytes, optional k/K or m/M suffix (KiB, MiB) */
+	SET_FLAG					/* no value on the command line: present = 1 */
 };
 
 struct setting
@@ -87,6 +88,12 @@ static const struct setting settings[] = {
 	"MS", "How long a token the database accepted is reused for tools/list and server/discover (never for tools/call); any change to the tokens table forgets it at once (LISTEN/NOTIFY). 0 = ask the database every time."},
 	{"metrics-listen", "MCP_NOTES_METRICS_LISTEN", NULL, NULL, SET_STRING, OFF(metrics_listen), "", 0, 0,
 	"HOST:PORT", "Address of a second listener serving GET /metrics (Prometheus text, no authentication: keep it on loopback or a private network); empty = no metrics."},
+	{"stdio", NULL, NULL, NULL, SET_FLAG, OFF(stdio), "0", 0, 1,
+	"", "Serve one client on stdin/stdout (newline-delimited JSON-RPC, both eras) instead of HTTP; the bearer token is MCP_NOTES_TOKEN; logs stay on stderr; exits 0 at end of input."},
+	{"legacy-session-ttl", "MCP_NOTES_LEGACY_SESSION_TTL", NULL, NULL, SET_INT, OFF(legacy_session_ttl), "3600", 1, 86400,
+	"SECONDS", "Legacy era (2025-11-25 and older): an Mcp-Session-Id unused this long expires (every request renews it)."},
+	{"legacy-wait-ms", "MCP_NOTES_LEGACY_WAIT_MS", NULL, NULL, SET_INT, OFF(legacy_wait_ms), "300000", 100, 86400000,
+	"MS", "Legacy era: how long a tools/call stream waits for the client's answer to a server request (elicitation/create) before it ends with a tool error."},
 };
 
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
@@ -116,9 +123,10 @@ usage(FILE *out)
 {
 	fprintf(out,
 			"Usage: mcp-notes-gateway [OPTION]...\n"
-			"Stateless MCP %s server (Streamable HTTP, POST /mcp) in front of the\n"
-			"PostgreSQL extension mcp_notes.  Endpoints: POST /mcp, GET /healthz, GET /readyz\n"
-			"(and GET /metrics on --metrics-listen).\n\n"
+			"Stateless MCP %s server (Streamable HTTP, POST /mcp; also the 2025-11-25 era\n"
+			"with sessions) in front of the PostgreSQL extension mcp_notes.  Endpoints:\n"
+			"POST /mcp, DELETE /mcp, GET /healthz, GET /readyz (and GET /metrics on\n"
+			"--metrics-listen); or --stdio.\n\n"
 			"Options (flag, environment variable, default):\n",
 			GW_PROTOCOL_VERSION);
 	for (size_t i = 0; i < N_SETTINGS; i++)
@@ -126,7 +134,7 @@ usage(FILE *out)
 		const struct setting *s = &settings[i];
 		char		flag[80];
 
-		snprintf(flag, sizeof(flag), "--%s %s", s->name, s->metavar);
+		snprintf(flag, sizeof(flag), s->type == SET_FLAG ? "--%s%s" : "--%s %s", s->name, s->metavar);
 		fprintf(out, "  %-36s %s\n", flag, s->help);
 		fprintf(out, "  %-36s [env %s; default %s]\n", "",
 				s->env ? s->env : "none, flag only",
@@ -193,7 +201,7 @@ apply_setting(const struct setting *s, const char *value, const char *source)
 	{
 		long	   *slot = (long *) (base + s->offset);
 		long		v;
-		bool		ok = s->type == SET_INT ? parse_long(value, &v) : parse_size(value, &v);
+		bool		ok = s->type == SET_SIZE ? parse_size(value, &v) : parse_long(value, &v);
 
 		if (!ok || v < s->min || v > s->max)
 		{
@@ -399,7 +407,9 @@ apply_argument(int argc, char **argv, int *i)
 		config_error("unknown option \"%s\" (try --help)\n", arg);
 		return -1;
 	}
-	if (eq)
+	if (s->type == SET_FLAG && eq == NULL)
+		value = "1";
+	else if (eq)
 		value = eq + 1;
 	else if (*i + 1 < argc)
 		value = argv[++*i];

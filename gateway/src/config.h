@@ -41,6 +41,9 @@ struct gw_config
 	long		tool_call_attempts;
 	long		auth_cache_ms;
 	char	   *metrics_listen;	/* empty: no /metrics listener */
+	long		stdio;			/* --stdio: 0 or 1 */
+	long		legacy_session_ttl;
+	long		legacy_wait_ms;
 
 	/* derived by config_load() */
 	struct sockaddr_storage listen_addr;

@@ -21,6 +21,9 @@ struct mcp_headers
 	int			n_name;
 	const char *authorization;
 	int			n_authorization;
+	const char *session_id;		/* Mcp-Session-Id (legacy era) */
+	int			n_session_id;
+	bool		stdio;			/* no HTTP: nothing is mirrored in headers (stdio.c) */
 };
 
 enum hdr_status

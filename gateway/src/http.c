@@ -47,11 +47,16 @@
 #include "clock.h"
 #include "config.h"
 #include "db.h"
+#include "elicit.h"
+#include "endpoint.h"
 #include "extension.h"
 #include "jsonrpc.h"
+#include "listen.h"
 #include "log.h"
 #include "mcp.h"
 #include "metrics.h"
+#include "sse.h"
+#include "stream.h"
 #include "text.h"
 #include "version.h"
 #include "work.h"
@@ -98,6 +103,7 @@ struct req_ctx
 	bool		http_1_0;
 	const char *bad_field;		/* why a header line is not one the gateway will guess at */
 	bool		close_after;	/* send Connection: close with the answer */
+	bool		is_delete;		/* DELETE /mcp: the legacy era's end of a session */
 	char		peer[64];
 	char		method[16];
 	char		url[104];
@@ -207,6 +213,7 @@ content_type_ok(const char *ct, int count)
 static const char *const read_headers[] = {
 	MHD_HTTP_HEADER_CONTENT_LENGTH, MHD_HTTP_HEADER_TRANSFER_ENCODING, MHD_HTTP_HEADER_HOST,
 	"Content-Type", "Origin", "Authorization", "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name",
+	"Mcp-Session-Id",
 };
 
 /* RFC 9110 section 5.6.2: a field name is 1*tchar */
@@ -279,6 +286,7 @@ collect_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *
 	TAKE("Mcp-Method", mh.method, mh.n_method);
 	TAKE("Mcp-Name", mh.name, mh.n_name);
 	TAKE("Authorization", mh.authorization, mh.n_authorization);
+	TAKE("Mcp-Session-Id", mh.session_id, mh.n_session_id);
 #undef TAKE
 	return MHD_YES;
 }
@@ -368,6 +376,7 @@ struct resp_extra
 	const char *allow;
 	const char *www_auth;
 	bool		retry_after;
+	const char *session_id;		/* Mcp-Session-Id (legacy initialize) */
 };
 
 static enum MHD_Result
@@ -392,6 +401,8 @@ respond(struct MHD_Connection *conn, struct req_ctx *rc, unsigned status, const 
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, x->www_auth);
 	if (x && x->retry_after)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+	if (x && x->session_id && x->session_id[0])
+		MHD_add_response_header(resp, "Mcp-Session-Id", x->session_id);
 	if (is_draining() || rc->close_after)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(conn, status, resp);
@@ -439,8 +450,10 @@ run_job(void *arg)
 {
 	struct req_ctx *rc = arg;
 
-	if (rc->route == ROUTE_MCP)
-		mcp_process(rc->body ? rc->body : "", rc->len, &rc->mh, true, &rc->reply);
+	if (rc->route == ROUTE_MCP && rc->is_delete)
+		endpoint_delete(&rc->mh, true, &rc->reply);
+	else if (rc->route == ROUTE_MCP)
+		endpoint_process(rc->body ? rc->body : "", rc->len, &rc->mh, true, &rc->reply);
 	else
 		check_ready(rc);
 	rc->phase = PHASE_DONE;
@@ -526,14 +539,50 @@ serve_probe(struct MHD_Connection *conn, struct req_ctx *rc)
 	return run_blocking(conn, rc);
 }
 
+/*
+ * A legacy-era tools/call that asks the client: an event stream, written by
+ * a worker (stream.c) while the connection stays open.  The request line is
+ * logged now; how the exchange ended is logged by elicit.c.
+ */
+static enum MHD_Result
+answer_stream(struct MHD_Connection *conn, struct req_ctx *rc)
+{
+	struct sse_stream *s = sse_new();
+	struct MHD_Response *resp = s ? sse_response(s, conn) : NULL;
+	struct elicit_job *job = rc->reply.job;
+	enum MHD_Result ret;
+
+	rc->reply.job = NULL;
+	rc->phase = PHASE_RESPONDED;
+	log_request(rc, 200, &rc->reply, NULL);
+	if (resp == NULL)
+	{
+		if (s)
+			sse_release(s);
+		elicit_job_free(job);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	ret = MHD_queue_response(conn, 200, resp);
+	MHD_destroy_response(resp);
+	if (stream_start(job, s) != 0)
+		log_event(GW_LOG_ERROR, "legacy_stream", "no worker thread for a tools/call stream");
+	return ret;
+}
+
 /* the MCP answer, from memory or from the worker */
 static enum MHD_Result
 answer_mcp(struct MHD_Connection *conn, struct req_ctx *rc)
 {
 	struct mcp_reply *r = &rc->reply;
-	struct resp_extra x = {.www_auth = r->www_authenticate, .retry_after = r->retry_after};
+	struct resp_extra x = {.www_auth = r->www_authenticate, .retry_after = r->retry_after,
+		.session_id = r->session_id};
 	enum MHD_Result ret;
 
+	if (r->job)
+		return answer_stream(conn, rc);
 	log_request(rc, r->http_status, r, NULL);
 	ret = respond(conn, rc, r->http_status, r->body, &x);
 	free(r->body);
@@ -545,7 +594,10 @@ answer_mcp(struct MHD_Connection *conn, struct req_ctx *rc)
 static enum MHD_Result
 process_mcp(struct MHD_Connection *conn, struct req_ctx *rc)
 {
-	mcp_process(rc->body ? rc->body : "", rc->len, &rc->mh, false, &rc->reply);
+	if (rc->is_delete)
+		endpoint_delete(&rc->mh, false, &rc->reply);
+	else
+		endpoint_process(rc->body ? rc->body : "", rc->len, &rc->mh, false, &rc->reply);
 	if (rc->reply.needs_database)
 		return run_blocking(conn, rc);
 	return answer_mcp(conn, rc);
@@ -618,9 +670,15 @@ begin_request(struct MHD_Connection *conn, struct req_ctx *rc)
 		return reject(conn, rc, MHD_HTTP_FORBIDDEN, "Forbidden: Origin not allowed", NULL);
 	if (rc->route != ROUTE_MCP)
 		return MHD_YES;
+	if (strcmp(rc->method, "DELETE") == 0)
+	{
+		rc->is_delete = true;	/* no body is read for it */
+		return MHD_YES;
+	}
 	if (strcmp(rc->method, "POST") != 0)
 		return reject(conn, rc, MHD_HTTP_METHOD_NOT_ALLOWED,
-					  "Method Not Allowed: the MCP endpoint accepts POST only", "POST");
+					  "Method Not Allowed: the MCP endpoint accepts POST (and DELETE to end a 2025-era session)",
+					  "POST, DELETE");
 	if (!content_type_ok(rc->content_type, rc->n_content_type))
 		return reject(conn, rc, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
 					  "Unsupported Media Type: Content-Type must be application/json", NULL);
@@ -755,6 +813,7 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_Re
 	if (rc->phase == PHASE_DONE && rc->route == ROUTE_MCP)
 		log_request(rc, rc->reply.http_status, &rc->reply, NULL);
 	free(rc->reply.body);
+	elicit_job_free(rc->reply.job);	/* a stream the client left before it began */
 	free(rc->body);
 	free(rc);
 	*con_cls = NULL;
@@ -834,6 +893,11 @@ http_start(void)
 		log_event(GW_LOG_ERROR, "startup", "cannot allocate the worker threads' table");
 		return -1;
 	}
+	if (listen_start() != 0)
+	{
+		log_event(GW_LOG_ERROR, "startup", "cannot start the legacy-era answer listener");
+		return -1;
+	}
 	/*
 	 * The logger first: libmicrohttpd writes what it reports while parsing
 	 * earlier options to stderr itself.  One event thread is no pool: the
@@ -891,6 +955,7 @@ http_begin_drain(void)
 	pthread_mutex_lock(&state_mu);
 	draining = true;
 	pthread_mutex_unlock(&state_mu);
+	listen_drain();				/* waiting legacy streams end now */
 	if (daemon_)
 	{
 		fd = MHD_quiesce_daemon(daemon_);
@@ -937,7 +1002,9 @@ void
 http_stop(void)
 {
 	/* first the workers: none may resume a connection of a stopped daemon */
+	listen_drain();
 	work_stop();
+	listen_stop();
 	if (daemon_)
 		MHD_stop_daemon(daemon_);
 	daemon_ = NULL;

@@ -30,6 +30,7 @@
 #include "extension.h"
 #include "metrics.h"
 #include "work.h"
+#include "stdiomcp.h"
 #include "tokencache.h"
 
 static int
@@ -131,6 +132,26 @@ drain(const sigset_t *set, int sig)
 	return idle;
 }
 
+/* --stdio: no HTTP, no token cache, no listener; one client until end of input */
+static int
+run_stdio(void)
+{
+	int			status;
+
+	if (db_init() != 0)
+	{
+		log_event(GW_LOG_ERROR, "startup", "cannot initialise the connection pool");
+		return 1;
+	}
+	probe_database();
+	status = stdio_run();
+	db_shutdown_begin();
+	db_close();
+	features_shutdown();
+	config_free();
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -147,6 +168,8 @@ main(int argc, char **argv)
 	log_init(gw_cfg.log_level_num, gw_cfg.gateway_id);
 
 	signal(SIGPIPE, SIG_IGN);
+	if (gw_cfg.stdio)
+		return run_stdio();
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);

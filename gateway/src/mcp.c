@@ -179,30 +179,36 @@ parse_body(struct request *q, const char *body, size_t len, struct mcp_reply *r)
 }
 
 /* the JSON-RPC 2.0 shape; a notification is acknowledged (202) and never executed */
-static bool
-check_shape(struct request *q, struct mcp_reply *r)
+bool
+mcp_check_shape(json_object *root, struct rpc_msg *m, struct mcp_reply *r)
 {
 	const char *why = NULL;
-	int			rc = jsonrpc_check(q->root, &q->m, &why);
+	int			rc = jsonrpc_check(root, m, &why);
 
-	if (q->m.id)
-		str_copy(r->rpc_id, sizeof(r->rpc_id), json_object_to_json_string_ext(q->m.id, JSON_C_TO_STRING_PLAIN));
-	if (q->m.method)
-		str_copy(r->rpc_method, sizeof(r->rpc_method), q->m.method);
+	if (m->id)
+		str_copy(r->rpc_id, sizeof(r->rpc_id), json_object_to_json_string_ext(m->id, JSON_C_TO_STRING_PLAIN));
+	if (m->method)
+		str_copy(r->rpc_method, sizeof(r->rpc_method), m->method);
 	if (rc != 0)
 	{
-		reply_outcome(r, q->m.id, rc == RPC_INVALID_PARAMS ? OUT_INVALID_META : OUT_INVALID_REQUEST, why, NULL);
+		reply_outcome(r, m->id, rc == RPC_INVALID_PARAMS ? OUT_INVALID_META : OUT_INVALID_REQUEST, why, NULL);
 		return false;
 	}
-	if (!q->m.has_id)
+	if (!m->has_id)
 	{
 		r->notification = true;
 		r->http_status = 202;
-		if (strcmp(q->m.method, "tools/call") == 0)
+		if (strcmp(m->method, "tools/call") == 0)
 			snprintf(r->detail, sizeof(r->detail), "tools/call without an id: not executed");
 		return false;
 	}
 	return true;
+}
+
+static bool
+check_shape(struct request *q, struct mcp_reply *r)
+{
+	return mcp_check_shape(q->root, &q->m, r);
 }
 
 static bool
@@ -303,6 +309,12 @@ check_headers(struct request *q, const struct mcp_headers *h, struct mcp_reply *
 	json_object *name = mirrored_name(q, &key);
 	bool		ok;
 
+	if (h->stdio)
+	{
+		/* stdio has no headers to mirror the body */
+		json_object_put(method);
+		return true;
+	}
 	ok = check_header(r, q->m.id, "MCP-Protocol-Version", h->protocol_version, h->n_protocol_version,
 					  false, true, q->version) &&
 		check_header(r, q->m.id, "Mcp-Method", h->method, h->n_method, false, true, method);
@@ -548,6 +560,21 @@ dispatch(struct request *q, struct mcp_reply *r)
 		call_handle(q, r);
 }
 
+/* every check after parsing, then dispatch; frees what q holds */
+static void
+process_request(struct request *q, const struct mcp_headers *h, struct mcp_reply *r)
+{
+	if (check_shape(q, r) && check_meta(q, r) && check_headers(q, h, r) && check_version(q, r) &&
+		check_method(q, r) && take_credential(q, h, r))
+		dispatch(q, r);
+	if (q->token)
+	{
+		memset(q->token, 0, strlen(q->token));
+		free(q->token);
+	}
+	json_object_put(q->root);
+}
+
 void
 mcp_process(const char *body, size_t len, const struct mcp_headers *h, bool may_block,
 			struct mcp_reply *r)
@@ -556,14 +583,41 @@ mcp_process(const char *body, size_t len, const struct mcp_headers *h, bool may_
 
 	memset(r, 0, sizeof(*r));
 	r->http_status = 200;
-	if (parse_body(&q, body, len, r) && check_shape(&q, r) && check_meta(&q, r) &&
-		check_headers(&q, h, r) && check_version(&q, r) && check_method(&q, r) &&
-		take_credential(&q, h, r))
-		dispatch(&q, r);
-	if (q.token)
-	{
-		memset(q.token, 0, strlen(q.token));
-		free(q.token);
-	}
-	json_object_put(q.root);
+	if (parse_body(&q, body, len, r))
+		process_request(&q, h, r);
+}
+
+void
+mcp_process_parsed(json_object *root, const struct mcp_headers *h, bool may_block, struct mcp_reply *r)
+{
+	struct request q = {.may_block = may_block, .root = root};
+
+	memset(r, 0, sizeof(*r));
+	r->http_status = 200;
+	process_request(&q, h, r);
+}
+
+void
+mcp_reply_error(struct mcp_reply *r, json_object *id, enum outcome_kind kind, const char *message,
+				json_object *data)
+{
+	reply_outcome(r, id, kind, message, data);
+}
+
+void
+mcp_reply_db_error(struct mcp_reply *r, json_object *id, const struct db_error *e)
+{
+	reply_db_error(r, id, e);
+}
+
+void
+mcp_reply_internal(struct mcp_reply *r, json_object *id, const char *why)
+{
+	reply_internal(r, id, why);
+}
+
+void
+mcp_reply_message(struct mcp_reply *r, json_object *msg)
+{
+	set_body(r, msg);
 }

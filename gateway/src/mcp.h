@@ -9,7 +9,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <json-c/json.h>
+
 #include "headers.h"
+#include "outcome.h"
+
+struct elicit_job;
 
 struct mcp_reply
 {
@@ -30,6 +35,10 @@ struct mcp_reply
 
 	/* set instead of an answer when may_block was false and the answer needs the database */
 	bool		needs_database;
+
+	/* legacy era (legacy.c) */
+	char		session_id[64];	/* Mcp-Session-Id to send, "" = none */
+	struct elicit_job *job;		/* answer on an SSE stream instead of body (elicit.h) */
 };
 
 /*
@@ -40,5 +49,30 @@ struct mcp_reply
  */
 extern void mcp_process(const char *body, size_t len, const struct mcp_headers *h,
 						bool may_block, struct mcp_reply *r);
+
+/* The same for a body already parsed (root is consumed): the modern era of endpoint.c. */
+extern void mcp_process_parsed(json_object *root, const struct mcp_headers *h, bool may_block,
+							   struct mcp_reply *r);
+
+/* An error of kind as the outcome table says (data is consumed); message NULL = the table's. */
+extern void mcp_reply_error(struct mcp_reply *r, json_object *id, enum outcome_kind kind,
+							const char *message, json_object *data);
+
+/* A failed database call: the client gets the table's words, the log the database's. */
+struct db_error;
+extern void mcp_reply_db_error(struct mcp_reply *r, json_object *id, const struct db_error *e);
+
+/* An internal error (500), why goes to the log. */
+extern void mcp_reply_internal(struct mcp_reply *r, json_object *id, const char *why);
+
+/*
+ * The JSON-RPC 2.0 shape of root into m (-32600/-32602 replied); a
+ * notification gets 202 and false, as every error does.
+ */
+struct rpc_msg;
+extern bool mcp_check_shape(json_object *root, struct rpc_msg *m, struct mcp_reply *r);
+
+/* r->body = the serialization of msg (consumed). */
+extern void mcp_reply_message(struct mcp_reply *r, json_object *msg);
 
 #endif							/* GW_MCP_H */

@@ -58,11 +58,21 @@ SELECT r.role, f.fn::regprocedure
 FROM (VALUES ('regress_catalog_gateway'), ('regress_catalog_dev_gateway')) r(role),
      (VALUES ('mcp_notes.features()'), ('mcp_notes.handle(text, jsonb)'), ('mcp_notes.authenticate(text)'),
              ('mcp_notes.tool_descriptors()'),
-             ('mcp_notes.call_tool(text, text, jsonb, jsonb, text, jsonb, text, jsonb, text)')) f(fn)
+             ('mcp_notes.call_tool(text, text, jsonb, jsonb, text, jsonb, text, jsonb, text)'),
+             ('mcp_notes.legacy_session_open(text, text, jsonb, jsonb, interval)'),
+             ('mcp_notes.legacy_session_check(text, text)'), ('mcp_notes.legacy_session_close(text, text)'),
+             ('mcp_notes.legacy_pending_open(text, text, jsonb, interval)'),
+             ('mcp_notes.legacy_answer(text, text, jsonb)'),
+             ('mcp_notes.legacy_pending_take(text, bigint, boolean)')) f(fn)
 UNION ALL
 SELECT 'regress_catalog_dev_gateway', f.fn::regprocedure
 FROM (VALUES ('mcp_notes.handle_as(text, jsonb)'),
-             ('mcp_notes.call_tool_as(text, text, jsonb, jsonb, text, jsonb, text, jsonb, text)')) f(fn);
+             ('mcp_notes.call_tool_as(text, text, jsonb, jsonb, text, jsonb, text, jsonb, text)'),
+             ('mcp_notes.legacy_session_open_as(text, text, jsonb, jsonb, interval)'),
+             ('mcp_notes.legacy_session_check_as(text, text)'), ('mcp_notes.legacy_session_close_as(text, text)'),
+             ('mcp_notes.legacy_pending_open_as(text, text, jsonb, interval)'),
+             ('mcp_notes.legacy_answer_as(text, text, jsonb)'),
+             ('mcp_notes.legacy_pending_take_as(text, bigint, boolean)')) f(fn);
 
 -- Must be empty: executable but not allowed, or allowed but not executable.
 SELECT r.role, f.fn, has_function_privilege(r.role, f.oid, 'EXECUTE') AS executable

@@ -1,0 +1,36 @@
+/*
+ * endpoint.c
+ *		Era routing for the HTTP endpoint (endpoint.h).
+ */
+#include "endpoint.h"
+
+#include <json-c/json.h>
+
+#include "config.h"
+#include "era.h"
+#include "jsonrpc.h"
+#include "legacy.h"
+
+void
+endpoint_process(const char *body, size_t len, const struct mcp_headers *h, bool may_block,
+				 struct mcp_reply *r)
+{
+	json_object *root = NULL;
+	const char *why = NULL;
+
+	if (jsonrpc_parse(body, len, GW_JSON_MAX_DEPTH, &root, &why) != 0)
+	{
+		mcp_process(body, len, h, may_block, r);	/* it answers the parse error */
+		return;
+	}
+	if (era_of(root, h) == ERA_LEGACY)
+		legacy_process(root, h, may_block, NULL, r);
+	else
+		mcp_process_parsed(root, h, may_block, r);
+}
+
+void
+endpoint_delete(const struct mcp_headers *h, bool may_block, struct mcp_reply *r)
+{
+	legacy_delete(h, may_block, r);
+}

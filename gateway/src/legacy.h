@@ -1,0 +1,43 @@
+/*
+ * legacy.h
+ *		The legacy-era adapter (2025-11-25, 2025-06-18, 2025-03-26): one
+ *		legacy message in, a reply out, through the same database entry
+ *		point as the modern era (docs/legacy-era.md).  It translates: the
+ *		session's initialize supplies clientCapabilities, handle() decides,
+ *		and the outcome goes back in the legacy shape.  Isolated from the
+ *		modern handlers (mcp.c), which never see a legacy message.
+ */
+#ifndef GW_LEGACY_H
+#define GW_LEGACY_H
+
+#include <stdbool.h>
+#include <json-c/json.h>
+
+#include "elicit.h"
+#include "headers.h"
+#include "mcp.h"
+
+/* stdio: the one session of the process, kept in memory (no Mcp-Session-Id) */
+struct legacy_local
+{
+	bool		initialized;
+	char		version[32];
+	json_object *caps;			/* what initialize declared */
+	json_object *info;
+	const struct elicit_asker *asker;	/* server requests on stdout, answers from stdin */
+};
+
+/*
+ * One legacy message (root is consumed).  local: the stdio session, NULL
+ * over HTTP.  As mcp_process: with may_block false a reply that needs the
+ * database is left with needs_database set.  Over HTTP an input_required
+ * outcome leaves r->job set (the caller streams it, stream.h); on stdio it
+ * is answered inline through local->asker and r->body stays NULL.
+ */
+extern void legacy_process(json_object *root, const struct mcp_headers *h, bool may_block,
+						   struct legacy_local *local, struct mcp_reply *r);
+
+/* DELETE /mcp: end the session named by Mcp-Session-Id. */
+extern void legacy_delete(const struct mcp_headers *h, bool may_block, struct mcp_reply *r);
+
+#endif							/* GW_LEGACY_H */
