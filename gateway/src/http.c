@@ -528,7 +528,7 @@ static enum MHD_Result
 answer_mcp(struct MHD_Connection *conn, struct req_ctx *rc)
 {
 	struct mcp_reply *r = &rc->reply;
-	struct resp_extra x = {.www_auth = r->www_authenticate, .retry_after = r->retry_after};
+	struct resp_extra x = {.ctype = r->content_type, .www_auth = r->www_authenticate, .retry_after = r->retry_after};
 	enum MHD_Result ret;
 
 	log_request(rc, r->http_status, r, NULL);
