@@ -4,7 +4,7 @@
 PG_CONFIG ?= pg_config
 export PG_CONFIG
 
-.PHONY: all extension gateway install check check-quick run demo fuzz soak bench bench-quick clean
+.PHONY: all extension gateway install check check-quick conformance run demo fuzz soak bench bench-quick clean
 
 all: extension gateway
 
@@ -28,6 +28,11 @@ check:
 # The quick tier, about a minute: regress, e2e and hostile.
 check-quick:
 	@SUITES=quick TESTS='$(TESTS) $(TEST)' tests/run-checks
+
+# The official MCP conformance suite (scripts/install-node) against a fresh
+# cluster and gateway with sql/conformance-fixture.sql: docs/conformance.md.
+conformance: all
+	@tests/with-cluster tests/suites/conformance
 
 run:
 	scripts/run-local
