@@ -405,13 +405,14 @@ CREATE FUNCTION _completion_result(candidates jsonb) RETURNS jsonb
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = mcp_notes, pg_temp
 AS $$
-    SELECT jsonb_build_object('result', jsonb_build_object('resultType', 'complete', 'completion', jsonb_build_object(
+    SELECT jsonb_build_object('result', jsonb_build_object('resultType', 'complete', 'completion', jsonb_strip_nulls(jsonb_build_object(
         'values', coalesce((SELECT jsonb_agg(v ORDER BY i) FROM jsonb_array_elements(candidates) WITH ORDINALITY AS x(v, i)
                             WHERE i <= 100), '[]'),
-        'total', jsonb_array_length(candidates),
-        'hasMore', jsonb_array_length(candidates) > 100)))
+        'total', CASE WHEN jsonb_array_length(candidates) <= 100 THEN jsonb_array_length(candidates) END,
+        'hasMore', jsonb_array_length(candidates) > 100))))
 $$;
-COMMENT ON FUNCTION _completion_result(jsonb) IS 'Internal: a completion/complete result: the first 100 values, their total and hasMore';
+COMMENT ON FUNCTION _completion_result(jsonb) IS
+'Internal: a completion/complete result: the first 100 values, hasMore, and the total when all were counted (suggesters stop at 101)';
 
 -- Suggestions come from the prompt's completer or the template's kind,
 -- scoped to the principal like everything else: nothing from outside.
