@@ -107,3 +107,50 @@ class WireSchemaTest(GatewayTestCase):
         bad = [(m, msg, e) for (m, msg), e in zip(self.records, errors) if e]
         self.assertEqual(bad, [], json.dumps(bad, indent=1)[:4000])
         self.assertFalse(self.db.note_exists(note))
+
+
+class ProgressStreamTest(GatewayTestCase):
+    """Notifications an outcome carries go out as an SSE stream before the
+    response (docs/contract.md); the fixture's progress tool reports them."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.fresh_tools = [t["name"] for t in json.loads(cls.db.sql(
+            "SELECT mcp_notes.tool_descriptors()"))]
+        subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", cls.db.name,
+                        "-f", str(ROOT / "sql" / "conformance-fixture.sql")],
+                       check=True, capture_output=True, text=True, timeout=120)
+        cls.gw = cls.start_class_gateway()
+
+    def progress_call(self, meta_extra):
+        params = {"name": "test_tool_with_progress", "arguments": {}}
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}, **meta_extra}
+        params["_meta"] = meta
+        return self.gw.rpc("tools/call", params, id=41, token=self.token,
+                           headers={"Accept": "application/json, text/event-stream"})
+
+    def test_fixture_is_not_installed_by_default(self):
+        self.assertFalse([t for t in self.fresh_tools if t.startswith("test_")], self.fresh_tools)
+
+    def test_progress_is_streamed_before_the_result(self):
+        r = self.progress_call({"progressToken": "p-1"})
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(r.headers.get("content-type"), "text/event-stream", r)
+        events = [json.loads(line[len("data: "):]) for line in r.raw.splitlines() if line.startswith("data: ")]
+        self.assertEqual(len(r.raw.split("\n\n")) - 1, 4, r.raw)
+        self.assertEqual([e["params"]["progress"] for e in events[:3]], [0, 50, 100])
+        self.assertTrue(all(e["method"] == "notifications/progress" and e["params"]["progressToken"] == "p-1"
+                            and "id" not in e for e in events[:3]), events)
+        self.assertEqual(events[3]["id"], 41)
+        self.assertEqual(events[3]["result"]["resultType"], "complete")
+        errors = validate([("tools/call", e) for e in events])
+        self.assertEqual([e for e in errors if e], [])
+
+    def test_without_a_token_the_answer_is_plain_json(self):
+        r = self.progress_call({})
+        self.assertEqual(r.headers.get("content-type"), "application/json", r)
+        self.assertEqual(r.result["resultType"], "complete")
+        r = self.progress_call({"progressToken": {"not": "a token"}})
+        self.assertEqual(r.headers.get("content-type"), "application/json", r)
