@@ -210,64 +210,54 @@ AS $$ SELECT _tool_result(format('Received %s', request #> '{params,arguments}')
 -- Tools that ask (MRTR)
 -------------------------------------------------------------------------------
 
--- Ephemeral: no state; the answer alone completes the call.
-CREATE OR REPLACE FUNCTION _tool_test_input_required_result_elicitation(principal text, request jsonb) RETURNS jsonb
+-- One question, no state: the outcome to answer while the answer is
+-- missing (malformed inputResponses, -32021 without the capability, or the
+-- input request), else the answer.
+CREATE OR REPLACE FUNCTION _conformance_ask_once(request jsonb, key text, capability text, ask jsonb,
+                                                 OUT outcome jsonb, OUT answer jsonb)
 LANGUAGE plpgsql IMMUTABLE SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
     got record;
 BEGIN
-    SELECT * INTO got FROM _conformance_answers(request, ARRAY['user_name']);
-    IF got.outcome IS NOT NULL THEN
-        RETURN got.outcome;
+    SELECT * INTO got FROM _conformance_answers(request, ARRAY[key]);
+    IF got.outcome IS NULL AND got.answers ? key THEN
+        answer := got.answers -> key;
+    ELSE
+        outcome := coalesce(got.outcome, _conformance_needs(request, ARRAY[capability]),
+                            _conformance_input_required(jsonb_build_object(key, ask)));
     END IF;
-    IF got.answers ? 'user_name' THEN
-        RETURN _tool_result(format('Hello, %s!', coalesce(_printable(got.answers #>> '{user_name,content,name}', 100), 'stranger')));
-    END IF;
-    RETURN coalesce(_conformance_needs(request, ARRAY['elicitation']),
-        _conformance_input_required(jsonb_build_object('user_name',
-            _conformance_ask_form('What is your name?', '{"name": {"type": "string"}}'))));
 END;
+$$;
+COMMENT ON FUNCTION _conformance_ask_once(jsonb, text, text, jsonb) IS
+'Conformance fixture: the answer to one stateless question, or the outcome to answer until it comes';
+
+
+-- Ephemeral: no state; the answer alone completes the call.
+CREATE OR REPLACE FUNCTION _tool_test_input_required_result_elicitation(principal text, request jsonb) RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT coalesce(a.outcome, _tool_result(format('Hello, %s!', coalesce(_printable(a.answer #>> '{content,name}', 100), 'stranger'))))
+    FROM _conformance_ask_once(request, 'user_name', 'elicitation',
+                               _conformance_ask_form('What is your name?', '{"name": {"type": "string"}}')) a
 $$;
 
 CREATE OR REPLACE FUNCTION _tool_test_input_required_result_sampling(principal text, request jsonb) RETURNS jsonb
-LANGUAGE plpgsql IMMUTABLE SET search_path = mcp_notes, pg_temp
+LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
 AS $$
-DECLARE
-    got record;
-BEGIN
-    SELECT * INTO got FROM _conformance_answers(request, ARRAY['capital_question']);
-    IF got.outcome IS NOT NULL THEN
-        RETURN got.outcome;
-    END IF;
-    IF got.answers ? 'capital_question' THEN
-        RETURN _tool_result(format('The model said: %s', _printable(got.answers #>> '{capital_question,content,text}', 500)));
-    END IF;
-    RETURN coalesce(_conformance_needs(request, ARRAY['sampling']),
-        _conformance_input_required(jsonb_build_object('capital_question',
-            _conformance_ask_sampling('What is the capital of France?', 100))));
-END;
+    SELECT coalesce(a.outcome, _tool_result(format('The model said: %s', _printable(a.answer #>> '{content,text}', 500))))
+    FROM _conformance_ask_once(request, 'capital_question', 'sampling',
+                               _conformance_ask_sampling('What is the capital of France?', 100)) a
 $$;
 
 CREATE OR REPLACE FUNCTION _tool_test_input_required_result_list_roots(principal text, request jsonb) RETURNS jsonb
-LANGUAGE plpgsql IMMUTABLE SET search_path = mcp_notes, pg_temp
+LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
 AS $$
-DECLARE
-    got record;
-BEGIN
-    SELECT * INTO got FROM _conformance_answers(request, ARRAY['client_roots']);
-    IF got.outcome IS NOT NULL THEN
-        RETURN got.outcome;
-    END IF;
-    IF got.answers ? 'client_roots' THEN
-        RETURN _tool_result(format('Client roots: %s', coalesce((
-            SELECT string_agg(_printable(r ->> 'uri', 300), ', ')
-            FROM jsonb_array_elements(CASE WHEN jsonb_typeof(got.answers #> '{client_roots,roots}') = 'array'
-                                           THEN got.answers #> '{client_roots,roots}' ELSE '[]' END) r), 'none')));
-    END IF;
-    RETURN coalesce(_conformance_needs(request, ARRAY['roots']),
-        _conformance_input_required(jsonb_build_object('client_roots', '{"method": "roots/list", "params": {}}'::jsonb)));
-END;
+    SELECT coalesce(a.outcome, _tool_result(format('Client roots: %s', coalesce((
+        SELECT string_agg(_printable(r ->> 'uri', 300), ', ')
+        FROM jsonb_array_elements(CASE WHEN jsonb_typeof(a.answer -> 'roots') = 'array' THEN a.answer -> 'roots' ELSE '[]' END) r),
+        'none'))))
+    FROM _conformance_ask_once(request, 'client_roots', 'roots', '{"method": "roots/list", "params": {}}') a
 $$;
 
 -- With a sealed state: round 2 needs the state of round 1, and spends it.
@@ -422,42 +412,20 @@ $$;
 
 -- Needs sampling: without it, -32021 with requiredCapabilities {sampling}.
 CREATE OR REPLACE FUNCTION _tool_test_missing_capability(principal text, request jsonb) RETURNS jsonb
-LANGUAGE plpgsql IMMUTABLE SET search_path = mcp_notes, pg_temp
+LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
 AS $$
-DECLARE
-    got record;
-BEGIN
-    SELECT * INTO got FROM _conformance_answers(request, ARRAY['summary']);
-    IF got.outcome IS NOT NULL THEN
-        RETURN got.outcome;
-    END IF;
-    IF got.answers ? 'summary' THEN
-        RETURN _tool_result(format('The model said: %s', _printable(got.answers #>> '{summary,content,text}', 500)));
-    END IF;
-    RETURN coalesce(_conformance_needs(request, ARRAY['sampling']),
-        _conformance_input_required(jsonb_build_object('summary', _conformance_ask_sampling('Summarize this test.', 50))));
-END;
+    SELECT coalesce(a.outcome, _tool_result(format('The model said: %s', _printable(a.answer #>> '{content,text}', 500))))
+    FROM _conformance_ask_once(request, 'summary', 'sampling', _conformance_ask_sampling('Summarize this test.', 50)) a
 $$;
 
 -- Its "stream" is one input_required result: input requests travel in the
 -- result, never as requests of their own.
 CREATE OR REPLACE FUNCTION _tool_test_streaming_elicitation(principal text, request jsonb) RETURNS jsonb
-LANGUAGE plpgsql IMMUTABLE SET search_path = mcp_notes, pg_temp
+LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
 AS $$
-DECLARE
-    got record;
-BEGIN
-    SELECT * INTO got FROM _conformance_answers(request, ARRAY['answer']);
-    IF got.outcome IS NOT NULL THEN
-        RETURN got.outcome;
-    END IF;
-    IF got.answers ? 'answer' THEN
-        RETURN _tool_result('Thanks for the answer.');
-    END IF;
-    RETURN coalesce(_conformance_needs(request, ARRAY['elicitation']),
-        _conformance_input_required(jsonb_build_object('answer',
-            _conformance_ask_form('Anything to add?', '{"text": {"type": "string"}}'))));
-END;
+    SELECT coalesce(a.outcome, _tool_result('Thanks for the answer.'))
+    FROM _conformance_ask_once(request, 'answer', 'elicitation',
+                               _conformance_ask_form('Anything to add?', '{"text": {"type": "string"}}')) a
 $$;
 
 -------------------------------------------------------------------------------
@@ -553,23 +521,12 @@ $$;
 
 -- MRTR on prompts/get: the same machinery as tools/call.
 CREATE OR REPLACE FUNCTION _prompt_test_input_required_result_prompt(principal text, request jsonb) RETURNS jsonb
-LANGUAGE plpgsql IMMUTABLE SET search_path = mcp_notes, pg_temp
+LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
 AS $$
-DECLARE
-    got record;
-BEGIN
-    SELECT * INTO got FROM _conformance_answers(request, ARRAY['user_context']);
-    IF got.outcome IS NOT NULL THEN
-        RETURN got.outcome;
-    END IF;
-    IF got.answers ? 'user_context' THEN
-        RETURN _conformance_messages(jsonb_build_object('type', 'text', 'text',
-            format('Use this context: %s', _printable(got.answers #>> '{user_context,content,context}', 500))));
-    END IF;
-    RETURN coalesce(_conformance_needs(request, ARRAY['elicitation']),
-        _conformance_input_required(jsonb_build_object('user_context',
-            _conformance_ask_form('What context should the prompt use?', '{"context": {"type": "string"}}'))));
-END;
+    SELECT coalesce(a.outcome, _conformance_messages(jsonb_build_object('type', 'text', 'text',
+        format('Use this context: %s', _printable(a.answer #>> '{content,context}', 500)))))
+    FROM _conformance_ask_once(request, 'user_context', 'elicitation',
+                               _conformance_ask_form('What context should the prompt use?', '{"context": {"type": "string"}}')) a
 $$;
 
 INSERT INTO prompts (name, position, descriptor, handler, completer)
