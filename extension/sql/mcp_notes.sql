@@ -1535,7 +1535,7 @@ BEGIN
        OR opened #>> '{claims,purpose}' IS DISTINCT FROM 'resources_cursor'
        OR opened #>> '{claims,principal}' IS DISTINCT FROM principal
        OR jsonb_typeof(opened #> '{claims,kind}') IS DISTINCT FROM 'number'
-       OR (opened #>> '{claims,until}')::numeric <= extract(epoch FROM clock_timestamp()) THEN
+       OR coalesce((opened #>> '{claims,until}')::numeric, 0) <= extract(epoch FROM clock_timestamp()) THEN
         outcome := _invalid_params('invalid_cursor',
             'Invalid params: the cursor is not valid (altered, expired or issued to someone else); list again without it');
         RETURN;
