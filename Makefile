@@ -4,7 +4,7 @@
 PG_CONFIG ?= pg_config
 export PG_CONFIG
 
-.PHONY: all extension gateway install check check-quick run demo fuzz soak bench bench-quick clean compose-test
+.PHONY: all extension gateway install check check-quick conformance run demo fuzz soak bench bench-quick clean compose-test
 
 all: extension gateway
 
@@ -33,6 +33,11 @@ check-quick:
 # check runs it too): build, up with 2 gateways, flows, kill one, down.
 compose-test:
 	@tests/suites/compose
+
+# The official MCP conformance suite (scripts/install-node) against a fresh
+# cluster and gateway with sql/conformance-fixture.sql: docs/conformance.md.
+conformance: all
+	@tests/with-cluster tests/suites/conformance
 
 run:
 	scripts/run-local

@@ -612,6 +612,11 @@ check_request_object(const struct view *v)
 	if (json_object_object_get_ex(meta, META_INFO, &want) !=
 		json_object_object_get_ex(o, "clientInfo", &x) || (x && !json_object_equal(x, want)))
 		fail("request.clientInfo is not _meta's");
+	if (json_object_object_get_ex(meta, "progressToken", &want) &&
+		(json_object_is_type(want, json_type_string) || json_object_is_type(want, json_type_int))
+		? !json_object_object_get_ex(o, "progressToken", &x) || !json_object_equal(x, want)
+		: json_object_object_get_ex(o, "progressToken", NULL))
+		fail("request.progressToken is not _meta's string or integer progressToken");
 	if (!json_object_object_get_ex(o, "params", &x) || !json_object_is_type(x, json_type_object) ||
 		json_object_object_get_ex(x, "_meta", NULL) ||
 		json_object_object_length(x) + 1 != json_object_object_length(v->params))

@@ -577,8 +577,8 @@ static enum MHD_Result
 answer_mcp(struct MHD_Connection *conn, struct req_ctx *rc)
 {
 	struct mcp_reply *r = &rc->reply;
-	struct resp_extra x = {.www_auth = r->www_authenticate, .retry_after = r->retry_after,
-		.session_id = r->session_id};
+	struct resp_extra x = {.ctype = r->content_type, .www_auth = r->www_authenticate,
+		.retry_after = r->retry_after, .session_id = r->session_id};
 	enum MHD_Result ret;
 
 	if (r->job)

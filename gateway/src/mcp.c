@@ -457,6 +457,10 @@ request_object(struct request *q)
 	json_object_object_add(o, "clientCapabilities", json_object_get(v));
 	if (json_object_object_get_ex(q->meta, META_CLIENT_INFO, &v))
 		json_object_object_add(o, "clientInfo", json_object_get(v));
+	/* a progress token lets the handler report progress (notifications) */
+	if (json_object_object_get_ex(q->meta, "progressToken", &v) &&
+		(json_object_is_type(v, json_type_string) || json_object_is_type(v, json_type_int)))
+		json_object_object_add(o, "progressToken", json_object_get(v));
 	json_object_object_add(o, "requestId", json_object_get(q->m.id));
 	json_object_object_add(o, "gatewayId", json_object_new_string(gw_cfg.gateway_id));
 	text = jsonrpc_serialize(o);
@@ -496,6 +500,57 @@ copy_error(struct mcp_reply *r, json_object *id, json_object *error)
 	reply_outcome(r, id, k, json_object_get_string(message), data ? json_object_get(data) : NULL);
 }
 
+/*
+ * A result with notifications before it (progress the handler reported):
+ * the reply becomes an SSE stream of the notifications, then the response,
+ * one "message" event each.  Entries that are not {method: string, ...}
+ * are dropped.
+ */
+static void
+stream_with_notifications(struct mcp_reply *r, json_object *notifications)
+{
+	size_t		cap = strlen(r->body) + 32;
+	size_t		n = json_object_array_length(notifications);
+	char	  **events = calloc(n + 1, sizeof(char *));
+	char	   *out;
+	size_t		used = 0;
+
+	if (events == NULL)
+		return;
+	for (size_t i = 0; i < n; i++)
+	{
+		json_object *src = json_object_array_get_idx(notifications, i);
+		json_object *method, *params, *msg;
+
+		if (!json_object_is_type(src, json_type_object) ||
+			!json_object_object_get_ex(src, "method", &method) || !json_object_is_type(method, json_type_string))
+			continue;
+		msg = json_object_new_object();
+		json_object_object_add(msg, "jsonrpc", json_object_new_string("2.0"));
+		json_object_object_add(msg, "method", json_object_get(method));
+		if (json_object_object_get_ex(src, "params", &params) && json_object_is_type(params, json_type_object))
+			json_object_object_add(msg, "params", json_object_get(params));
+		events[i] = jsonrpc_serialize(msg);
+		json_object_put(msg);
+		if (events[i])
+			cap += strlen(events[i]) + 32;
+	}
+	out = malloc(cap);
+	if (out != NULL)
+	{
+		for (size_t i = 0; i < n; i++)
+			if (events[i])
+				used += (size_t) snprintf(out + used, cap - used, "event: message\ndata: %s\n\n", events[i]);
+		snprintf(out + used, cap - used, "event: message\ndata: %s\n\n", r->body);
+		free(r->body);
+		r->body = out;
+		r->content_type = "text/event-stream";
+	}
+	for (size_t i = 0; i < n; i++)
+		free(events[i]);
+	free(events);
+}
+
 /* the outcome object handle() returned (text) -> the reply */
 static void
 copy_outcome(struct mcp_reply *r, json_object *id, const char *text)
@@ -510,7 +565,12 @@ copy_outcome(struct mcp_reply *r, json_object *id, const char *text)
 	if (answer == NULL || !json_object_is_type(answer, json_type_object))
 		reply_internal(r, id, "handle() returned no JSON object");
 	else if (json_object_object_get_ex(answer, "result", &v) && json_object_is_type(v, json_type_object))
+	{
 		reply_result(r, id, json_object_get(v));
+		if (r->body && json_object_object_get_ex(answer, "notifications", &v) &&
+			json_object_is_type(v, json_type_array) && json_object_array_length(v) > 0)
+			stream_with_notifications(r, v);
+	}
 	else if (json_object_object_get_ex(answer, "error", &v) && json_object_is_type(v, json_type_object))
 		copy_error(r, id, v);
 	else

@@ -20,6 +20,7 @@ struct mcp_reply
 {
 	unsigned int http_status;
 	char	   *body;			/* malloc'd JSON; NULL = empty body */
+	const char *content_type;	/* static; NULL = application/json */
 	const char *www_authenticate;	/* static, or NULL */
 	bool		retry_after;	/* add Retry-After: 1 */
 

@@ -283,8 +283,8 @@ class HttpTest(GatewayTestCase):
     # ---- -32601 ----
 
     def test_removed_and_unknown_methods_are_32601_404(self):
-        for method in ("initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/list",
-                       "prompts/list", "notes/delete", "completion/complete"):
+        for method in ("initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe",
+                       "subscriptions/listen", "notes/delete", "tasks/get"):
             with self.subTest(method=method):
                 r = self.gw.post_raw(self.good_body(method, id=method), headers=self.headers(method))
                 self.assertRpcError(r, -32601, 404, id=method)

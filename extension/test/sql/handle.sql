@@ -35,7 +35,7 @@ SELECT mcp_notes.handle(:'tok', '{"method": "tools/list", "params": {"cursor": n
 -- each kind
 SELECT mcp_notes.handle('mcpn_nope', '{"method": "tools/list", "params": {}}');
 SELECT mcp_notes.handle(NULL, '{"method": "tools/list", "params": {}}');
-SELECT mcp_notes.handle(:'tok', '{"method": "resources/list", "params": {}}');
+SELECT mcp_notes.handle(:'tok', '{"method": "resources/subscribe", "params": {}}');
 SELECT mcp_notes.handle(:'tok', '{"method": "tools/call", "params": []}');
 SELECT mcp_notes.handle(:'tok', '[]');
 SELECT mcp_notes.handle(:'tok', '{"method": "tools/call", "params": {"name": 7}}');

@@ -65,6 +65,10 @@ SELECT 'schema', n.nspname, concat_ws(' ', pg_get_userbyid(n.nspowner), pg_temp.
 FROM pg_namespace n WHERE n.nspname = 'mcp_notes'
 UNION ALL
 SELECT 'tool', t.name, concat_ws(' ', t.position, t.handler, t.descriptor::text) FROM mcp_notes.tools t
+UNION ALL
+SELECT 'prompt', p.name, concat_ws(' ', p.position, p.handler, p.completer, p.descriptor::text) FROM mcp_notes.prompts p
+UNION ALL
+SELECT 'resource_kind', k.name, concat_ws(' ', k.position, k.handler) FROM mcp_notes.resource_kinds k
 $$;
 
 CREATE TEMP TABLE snapshots (label text, kind text, object text, fact text);
