@@ -428,6 +428,93 @@ AS $$
                                _conformance_ask_form('Anything to add?', '{"text": {"type": "string"}}')) a
 $$;
 
+-- The legacy-era (2025-11-25) scenarios: one server-to-client request
+-- each, which the legacy adapter sends on the call's SSE stream and a
+-- modern client answers in inputResponses.  No state: the answer alone
+-- completes the call.
+
+CREATE OR REPLACE FUNCTION _conformance_elicit(message text, requested_schema jsonb) RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT jsonb_build_object('method', 'elicitation/create', 'params', jsonb_build_object(
+        'mode', 'form', 'message', message, 'requestedSchema', requested_schema))
+$$;
+COMMENT ON FUNCTION _conformance_elicit(text, jsonb) IS
+'Conformance fixture: an elicitation/create form input request with the schema as given';
+
+-- "action=accept, content={...}": what the user answered, shown safely.
+CREATE OR REPLACE FUNCTION _conformance_elicited(answer jsonb) RETURNS text
+LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT format('action=%s, content=%s', coalesce(_printable(answer ->> 'action', 20), 'none'),
+                  coalesce(_printable((answer -> 'content')::text, 500), '{}'))
+$$;
+COMMENT ON FUNCTION _conformance_elicited(jsonb) IS
+'Conformance fixture: an elicitation answer as text (action and content, printable, bounded)';
+
+-- The string argument name of this tools/call, or NULL when it is missing or not a string.
+CREATE OR REPLACE FUNCTION _conformance_string_argument(request jsonb, name text) RETURNS text
+LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT CASE WHEN jsonb_typeof(request #> ARRAY['params', 'arguments', name]) = 'string'
+                THEN request #>> ARRAY['params', 'arguments', name] END
+$$;
+COMMENT ON FUNCTION _conformance_string_argument(jsonb, text) IS
+'Conformance fixture: a string argument of a tools/call, or NULL';
+
+CREATE OR REPLACE FUNCTION _tool_test_elicitation(principal text, request jsonb) RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT CASE WHEN _conformance_string_argument(request, 'message') IS NULL
+                THEN _invalid_params('invalid_arguments', 'the argument message must be a string')
+                ELSE coalesce(a.outcome, _tool_result('User response: ' || _conformance_elicited(a.answer))) END
+    FROM _conformance_ask_once(request, 'user_info', 'elicitation', _conformance_elicit(
+        coalesce(_conformance_string_argument(request, 'message'), ''),
+        '{"type": "object", "properties": {"username": {"type": "string", "description": "User''s response"},
+          "email": {"type": "string", "description": "User''s email address"}}, "required": ["username", "email"]}')) a
+$$;
+
+CREATE OR REPLACE FUNCTION _tool_test_sampling(principal text, request jsonb) RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT CASE WHEN _conformance_string_argument(request, 'prompt') IS NULL
+                THEN _invalid_params('invalid_arguments', 'the argument prompt must be a string')
+                ELSE coalesce(a.outcome, _tool_result('LLM response: ' || coalesce(_printable(a.answer #>> '{content,text}', 500), ''))) END
+    FROM _conformance_ask_once(request, 'llm_response', 'sampling', _conformance_ask_sampling(
+        coalesce(_conformance_string_argument(request, 'prompt'), ''), 100)) a
+$$;
+
+-- SEP-1034: a default for every primitive type.
+CREATE OR REPLACE FUNCTION _tool_test_elicitation_sep1034_defaults(principal text, request jsonb) RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT coalesce(a.outcome, _tool_result('Elicitation completed: ' || _conformance_elicited(a.answer)))
+    FROM _conformance_ask_once(request, 'profile', 'elicitation', _conformance_elicit('Please review your profile',
+        '{"type": "object", "properties": {
+            "name": {"type": "string", "description": "Your name", "default": "John Doe"},
+            "age": {"type": "integer", "description": "Your age", "default": 30},
+            "score": {"type": "number", "description": "Your score", "default": 95.5},
+            "status": {"type": "string", "description": "Your status", "enum": ["active", "inactive", "pending"], "default": "active"},
+            "verified": {"type": "boolean", "description": "Verified", "default": true}}}')) a
+$$;
+
+-- SEP-1330: the five enum shapes.
+CREATE OR REPLACE FUNCTION _tool_test_elicitation_sep1330_enums(principal text, request jsonb) RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT coalesce(a.outcome, _tool_result('Elicitation completed: ' || _conformance_elicited(a.answer)))
+    FROM _conformance_ask_once(request, 'choices', 'elicitation', _conformance_elicit('Please choose',
+        '{"type": "object", "properties": {
+            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {"type": "string", "oneOf": [{"const": "value1", "title": "First Option"},
+                {"const": "value2", "title": "Second Option"}, {"const": "value3", "title": "Third Option"}]},
+            "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+                "enumNames": ["Option One", "Option Two", "Option Three"]},
+            "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+            "titledMulti": {"type": "array", "items": {"anyOf": [{"const": "value1", "title": "First Choice"},
+                {"const": "value2", "title": "Second Choice"}, {"const": "value3", "title": "Third Choice"}]}}}}')) a
+$$;
+
 -------------------------------------------------------------------------------
 -- The tool registry rows, after the extension's own tools
 -------------------------------------------------------------------------------
@@ -463,7 +550,13 @@ FROM (VALUES
         'allOf', '[{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}]'::jsonb,
         'if', '{"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]}'::jsonb,
         'then', '{"required": ["phone"]}'::jsonb, 'else', '{"required": ["email"]}'::jsonb,
-        'additionalProperties', false))
+        'additionalProperties', false)),
+    (20, 'test_elicitation', 'Asks the user (elicitation/create) with the given message',
+     '{"type": "object", "properties": {"message": {"type": "string", "description": "The message to show the user"}}, "required": ["message"]}'::jsonb),
+    (21, 'test_sampling', 'Asks the client model (sampling/createMessage) the given prompt',
+     '{"type": "object", "properties": {"prompt": {"type": "string", "description": "The prompt to send to the model"}}, "required": ["prompt"]}'::jsonb),
+    (22, 'test_elicitation_sep1034_defaults', 'Asks with a default for every primitive type (SEP-1034)', NULL),
+    (23, 'test_elicitation_sep1330_enums', 'Asks with the five enum schema shapes (SEP-1330)', NULL)
 ) AS t(i, name, description, schema)
 ON CONFLICT (name) DO UPDATE SET position = excluded.position, descriptor = excluded.descriptor, handler = excluded.handler;
 

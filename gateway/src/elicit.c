@@ -169,9 +169,24 @@ retry(struct elicit_job *job, json_object *responses, struct db_error *err, enum
 	return text;
 }
 
+void
+elicit_notify_all(const struct elicit_asker *asker, json_object *notifications)
+{
+	size_t		n = notifications ? json_object_array_length(notifications) : 0;
+
+	for (size_t i = 0; asker->notify && i < n; i++)
+	{
+		json_object *msg = legacy_notification(json_object_array_get_idx(notifications, i));
+
+		if (msg)
+			asker->notify(asker->cls, msg);
+	}
+}
+
 /* one retry's outcome: true when it asks again (job->asking replaced), else the final message */
 static bool
-next_outcome(struct elicit_job *job, json_object *responses, json_object **final)
+next_outcome(struct elicit_job *job, const struct elicit_asker *asker, json_object *responses,
+			 json_object **final)
 {
 	struct db_error err = {0};
 	enum outcome_kind kind;
@@ -190,6 +205,8 @@ next_outcome(struct elicit_job *job, json_object *responses, json_object **final
 	}
 	legacy_translate(job->rpc_id, text, &out);
 	free(text);
+	elicit_notify_all(asker, out.notifications);
+	json_object_put(out.notifications);
 	if (out.input_required)
 	{
 		json_object_put(job->asking);
@@ -225,7 +242,7 @@ elicit_run(struct elicit_job *job, const struct elicit_asker *asker)
 			asker->finish(asker->cls, legacy_result(job->rpc_id, legacy_tool_error(msg)));
 			return;
 		}
-		if (!next_outcome(job, responses, &final))
+		if (!next_outcome(job, asker, responses, &final))
 		{
 			json_object_put(responses);
 			log_event(GW_LOG_INFO, "legacy_elicitation", "tool %s: answered after %d round(s)", job->tool, round);

@@ -28,6 +28,8 @@ struct elicit_asker
 	/* send the final response (consumed) */
 	void		(*finish) (void *cls, json_object *response);
 	void	   *cls;
+	/* send a notification (consumed) before the final response; NULL = drop notifications */
+	void		(*notify) (void *cls, json_object *notification);
 };
 
 /* everything the retries need, owned by the job */
@@ -46,6 +48,9 @@ struct elicit_job
 extern struct elicit_job *elicit_job_new(bool dev, const char *credential, const char *session_id,
 										 json_object *request, json_object *rpc_id, json_object *asking);
 extern void elicit_job_free(struct elicit_job *job);
+
+/* Each entry of notifications ([{method, params}], the outcome's) through asker->notify. */
+extern void elicit_notify_all(const struct elicit_asker *asker, json_object *notifications);
 
 /* Ask, retry, repeat while the outcome asks again (a few rounds); then asker->finish, unless the client left. */
 extern void elicit_run(struct elicit_job *job, const struct elicit_asker *asker);

@@ -322,6 +322,8 @@ request_object(struct lreq *q)
 	json_object *params = json_object_new_object();
 	json_object *caps = NULL;
 	json_object *info = NULL;
+	json_object *meta = param(q, "_meta", json_type_object);
+	json_object *token = NULL;
 
 	if (q->m.params)
 	{
@@ -329,6 +331,10 @@ request_object(struct lreq *q)
 			if (strcmp(key, "_meta") != 0)
 				json_object_object_add(params, key, json_object_get(val));
 	}
+	/* as the modern era: a progress token lets the handler report progress (notifications) */
+	if (meta && json_object_object_get_ex(meta, "progressToken", &token) &&
+		(json_object_is_type(token, json_type_string) || json_object_is_type(token, json_type_int)))
+		json_object_object_add(o, "progressToken", json_object_get(token));
 	if (q->local)
 		caps = q->local->caps, info = q->local->info;
 	else
@@ -369,6 +375,18 @@ ask_client(struct lreq *q, struct mcp_reply *r, json_object *request, json_objec
 	r->http_status = 200;
 }
 
+/* a result with notifications before it: an SSE stream of them (HTTP), or lines before it (stdio) */
+static void
+reply_result(struct lreq *q, struct mcp_reply *r, json_object *message, json_object *notifications)
+{
+	if (notifications && q->local)
+		elicit_notify_all(q->local->asker, notifications);
+	reply_message(r, 200, message);
+	if (notifications && !q->local && r->body)
+		mcp_reply_with_notifications(r, notifications);
+	json_object_put(notifications);
+}
+
 /* one handle() statement, its outcome in the legacy shape */
 static void
 call_handle(struct lreq *q, struct mcp_reply *r)
@@ -395,7 +413,7 @@ call_handle(struct lreq *q, struct mcp_reply *r)
 		if (out.input_required)
 			ask_client(q, r, request, out.input_required);
 		else if (out.message)
-			reply_message(r, 200, out.message);
+			reply_result(q, r, out.message, out.notifications);
 		else
 			mcp_reply_error(r, q->m.id, out.kind, out.message_text, NULL);
 	}

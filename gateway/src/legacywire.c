@@ -59,6 +59,24 @@ legacy_tool_error(const char *text)
 	return result;
 }
 
+json_object *
+legacy_notification(json_object *entry)
+{
+	json_object *method;
+	json_object *params;
+	json_object *msg;
+
+	if (!json_object_is_type(entry, json_type_object) || !json_object_object_get_ex(entry, "method", &method) ||
+		!json_object_is_type(method, json_type_string))
+		return NULL;
+	msg = json_object_new_object();
+	json_object_object_add(msg, "jsonrpc", json_object_new_string("2.0"));
+	json_object_object_add(msg, "method", json_object_get(method));
+	if (json_object_object_get_ex(entry, "params", &params) && json_object_is_type(params, json_type_object))
+		json_object_object_add(msg, "params", json_object_get(params));
+	return msg;
+}
+
 /* {"error": {"kind", "message", "data"}} -> out */
 static void
 translate_error(json_object *id, json_object *error, struct legacy_out *out)
@@ -106,6 +124,9 @@ legacy_translate(json_object *id, const char *outcome_text, struct legacy_out *o
 			json_object_object_del(result, "ttlMs");
 			json_object_object_del(result, "cacheScope");
 			out->message = legacy_result(id, result);
+			if (json_object_object_get_ex(answer, "notifications", &v) && json_object_is_type(v, json_type_array) &&
+				json_object_array_length(v) > 0)
+				out->notifications = json_object_get(v);
 		}
 	}
 	else if (json_object_object_get_ex(answer, "error", &v) && json_object_is_type(v, json_type_object))

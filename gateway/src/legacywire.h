@@ -34,6 +34,7 @@ struct legacy_out
 {
 	json_object *message;		/* the JSON-RPC response; NULL when input_required is set */
 	json_object *input_required;	/* the result, when it asks the client (resultType input_required) */
+	json_object *notifications;	/* [{method, params}] to send before a result (progress), or NULL */
 	enum outcome_kind kind;		/* OUT_OK, or the error kind (an unauthenticated one is the caller's to send) */
 	int			code;			/* JSON-RPC error code, 0 = a result */
 	char		reason[64];
@@ -45,9 +46,13 @@ struct legacy_out
  * id.  A result loses what the legacy schema does not have (resultType,
  * ttlMs, cacheScope); an error of a kind the outcome table knows becomes a
  * JSON-RPC error with the table's code (missing_capability: -32602, the
- * legacy era has no -32021), any other is -32603.
+ * legacy era has no -32021), any other is -32603.  A result's
+ * "notifications" (docs/contract.md) are kept for the caller to send first.
  */
 extern void legacy_translate(json_object *id, const char *outcome_text, struct legacy_out *out);
+
+/* {"jsonrpc":"2.0","method":...,"params":...} of a notifications entry; NULL when it is not {method: string} */
+extern json_object *legacy_notification(json_object *entry);
 
 /* A JSON-RPC error message (data consumed); id NULL = without an id. */
 extern json_object *legacy_error(json_object *id, int code, const char *message, json_object *data);

@@ -506,8 +506,8 @@ copy_error(struct mcp_reply *r, json_object *id, json_object *error)
  * one "message" event each.  Entries that are not {method: string, ...}
  * are dropped.
  */
-static void
-stream_with_notifications(struct mcp_reply *r, json_object *notifications)
+void
+mcp_reply_with_notifications(struct mcp_reply *r, json_object *notifications)
 {
 	size_t		cap = strlen(r->body) + 32;
 	size_t		n = json_object_array_length(notifications);
@@ -569,7 +569,7 @@ copy_outcome(struct mcp_reply *r, json_object *id, const char *text)
 		reply_result(r, id, json_object_get(v));
 		if (r->body && json_object_object_get_ex(answer, "notifications", &v) &&
 			json_object_is_type(v, json_type_array) && json_object_array_length(v) > 0)
-			stream_with_notifications(r, v);
+			mcp_reply_with_notifications(r, v);
 	}
 	else if (json_object_object_get_ex(answer, "error", &v) && json_object_is_type(v, json_type_object))
 		copy_error(r, id, v);

@@ -76,4 +76,7 @@ extern bool mcp_check_shape(json_object *root, struct rpc_msg *m, struct mcp_rep
 /* r->body = the serialization of msg (consumed). */
 extern void mcp_reply_message(struct mcp_reply *r, json_object *msg);
 
+/* r->body (a response) becomes an SSE stream: the notifications [{method, params}], then it. */
+extern void mcp_reply_with_notifications(struct mcp_reply *r, json_object *notifications);
+
 #endif							/* GW_MCP_H */

@@ -239,7 +239,18 @@ finish(void *cls, json_object *response)
 	write_json(response);
 }
 
-static const struct elicit_asker stdio_asker = {ask, finish, NULL};
+static const struct elicit_asker stdio_asker = {ask, finish, NULL, finish};
+
+/* an SSE reply (a modern result with notifications before it): each event's data, one line each */
+static void
+write_events(char *body)
+{
+	char	   *save = NULL;
+
+	for (char *line = strtok_r(body, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strncmp(line, "data: ", 6) == 0)
+			write_message(line + 6);
+}
 
 /*
  * A reply body that is not JSON-RPC (the OAuth error object of an HTTP
@@ -253,6 +264,11 @@ write_reply(struct mcp_reply *r, json_object *id)
 
 	if (r->body == NULL)
 		return;
+	if (r->content_type && strcmp(r->content_type, "text/event-stream") == 0)
+	{
+		write_events(r->body);
+		return;
+	}
 	body = json_tokener_parse(r->body);
 	if (body && json_object_object_get_ex(body, "jsonrpc", NULL))
 		write_message(r->body);

@@ -94,15 +94,23 @@ pending_take(struct stream_ctx *c, long long pending_id, bool give_up)
 }
 
 static void
-finish(void *cls, json_object *response)
+notify(void *cls, json_object *message)
 {
 	struct stream_ctx *c = cls;
-	char	   *text = jsonrpc_serialize(response);
+	char	   *text = jsonrpc_serialize(message);
 
-	json_object_put(response);
+	json_object_put(message);
 	if (text)
 		sse_send(c->s, text);
 	free(text);
+}
+
+static void
+finish(void *cls, json_object *response)
+{
+	struct stream_ctx *c = cls;
+
+	notify(c, response);
 	c->finished = true;
 }
 
@@ -167,7 +175,7 @@ static void
 run(void *arg)
 {
 	struct stream_ctx *c = arg;
-	struct elicit_asker asker = {ask, finish, c};
+	struct elicit_asker asker = {ask, finish, c, notify};
 
 	elicit_run(c->job, &asker);
 	elicit_job_free(c->job);
