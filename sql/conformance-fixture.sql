@@ -484,26 +484,34 @@ AS $$
         coalesce(_conformance_string_argument(request, 'prompt'), ''), 100)) a
 $$;
 
+-- One elicitation, then "Elicitation completed: action=..., content=...".
+CREATE OR REPLACE FUNCTION _conformance_elicitation_completed(request jsonb, key text, ask jsonb) RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT coalesce(a.outcome, _tool_result('Elicitation completed: ' || _conformance_elicited(a.answer)))
+    FROM _conformance_ask_once(request, key, 'elicitation', ask) a
+$$;
+COMMENT ON FUNCTION _conformance_elicitation_completed(jsonb, text, jsonb) IS
+'Conformance fixture: asks one elicitation, then reports the action and content answered';
+
 -- SEP-1034: a default for every primitive type.
 CREATE OR REPLACE FUNCTION _tool_test_elicitation_sep1034_defaults(principal text, request jsonb) RETURNS jsonb
 LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
 AS $$
-    SELECT coalesce(a.outcome, _tool_result('Elicitation completed: ' || _conformance_elicited(a.answer)))
-    FROM _conformance_ask_once(request, 'profile', 'elicitation', _conformance_elicit('Please review your profile',
+    SELECT _conformance_elicitation_completed(request, 'profile', _conformance_elicit('Please review your profile',
         '{"type": "object", "properties": {
             "name": {"type": "string", "description": "Your name", "default": "John Doe"},
             "age": {"type": "integer", "description": "Your age", "default": 30},
             "score": {"type": "number", "description": "Your score", "default": 95.5},
             "status": {"type": "string", "description": "Your status", "enum": ["active", "inactive", "pending"], "default": "active"},
-            "verified": {"type": "boolean", "description": "Verified", "default": true}}}')) a
+            "verified": {"type": "boolean", "description": "Verified", "default": true}}}'))
 $$;
 
 -- SEP-1330: the five enum shapes.
 CREATE OR REPLACE FUNCTION _tool_test_elicitation_sep1330_enums(principal text, request jsonb) RETURNS jsonb
 LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
 AS $$
-    SELECT coalesce(a.outcome, _tool_result('Elicitation completed: ' || _conformance_elicited(a.answer)))
-    FROM _conformance_ask_once(request, 'choices', 'elicitation', _conformance_elicit('Please choose',
+    SELECT _conformance_elicitation_completed(request, 'choices', _conformance_elicit('Please choose',
         '{"type": "object", "properties": {
             "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
             "titledSingle": {"type": "string", "oneOf": [{"const": "value1", "title": "First Option"},
@@ -512,7 +520,7 @@ AS $$
                 "enumNames": ["Option One", "Option Two", "Option Three"]},
             "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
             "titledMulti": {"type": "array", "items": {"anyOf": [{"const": "value1", "title": "First Choice"},
-                {"const": "value2", "title": "Second Choice"}, {"const": "value3", "title": "Third Choice"}]}}}}')) a
+                {"const": "value2", "title": "Second Choice"}, {"const": "value3", "title": "Third Choice"}]}}}}'))
 $$;
 
 -------------------------------------------------------------------------------

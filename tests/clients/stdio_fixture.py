@@ -9,7 +9,10 @@ eras, for tests/suites/clients (the conformance suite itself speaks HTTP only).
   gateway answers it as an SSE stream over HTTP; on stdio, one line each);
 - `stdio-fixture.legacy-sampling`: `test_sampling` writes a
   `sampling/createMessage` request on stdout, its answer on stdin completes
-  the call with the model's text.
+  the call with the model's text;
+- `stdio-fixture.modern-elicitation`: `test_elicitation` in the 2026-07-28
+  era is -32021 without the elicitation capability, an `input_required`
+  result with it, and completes when retried with the answer.
 """
 import pathlib
 import subprocess
@@ -77,8 +80,27 @@ def legacy_checks(gw, report, wanted):
         report(f"{PREFIX}.legacy-sampling", problem)
 
 
+def modern_elicitation_problem(gw):
+    params = {"name": "test_elicitation", "arguments": {"message": "Who are you?"}, "_meta": meta()}
+    r = gw.call({"jsonrpc": "2.0", "id": 20, "method": "tools/call", "params": params})
+    if r.get("error", {}).get("code") != -32021:
+        return f"without the elicitation capability: expected -32021, got {r}"
+    params["_meta"] = meta({"elicitation": {}})
+    r = gw.call({"jsonrpc": "2.0", "id": 21, "method": "tools/call", "params": params})
+    ask = r.get("result", {}).get("inputRequests", {}).get("user_info", {})
+    if r["result"].get("resultType") != "input_required" or ask.get("method") != "elicitation/create" or \
+            ask["params"]["message"] != "Who are you?":
+        return f"expected an elicitation/create input request with the message, got {r}"
+    params["inputResponses"] = {"user_info": {"action": "accept", "content": {"username": "u", "email": "e@x"}}}
+    r = gw.call({"jsonrpc": "2.0", "id": 22, "method": "tools/call", "params": params})
+    text = r.get("result", {}).get("content", [{}])[0].get("text", "")
+    if not text.startswith("User response: action=accept, content=") or '"username": "u"' not in text:
+        return f"expected the answer in the result, got {r}"
+    return None
+
+
 def run_stdio_fixture(report, wanted):
-    names = [f"{PREFIX}.{n}" for n in ("legacy-progress", "modern-progress", "legacy-sampling")]
+    names = [f"{PREFIX}.{n}" for n in ("legacy-progress", "modern-progress", "legacy-sampling", "modern-elicitation")]
     if not any(wanted(n) for n in names):
         return
     db = Database("clientsstdio")
@@ -92,6 +114,8 @@ def run_stdio_fixture(report, wanted):
                 "name": "test_tool_with_progress", "arguments": {},
                 "_meta": dict(meta(), progressToken="modern-1")}})
             report(f"{PREFIX}.modern-progress", progress_problem(read_until_response(gw, 10), "modern-1", 10))
+        if wanted(f"{PREFIX}.modern-elicitation"):
+            report(f"{PREFIX}.modern-elicitation", modern_elicitation_problem(gw))
         legacy_checks(gw, report, wanted)
         if gw.close() != 0:
             report(f"{PREFIX}.exit", f"the gateway did not exit 0 at end of input: {gw.log()[-500:]}")
