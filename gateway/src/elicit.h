@@ -2,8 +2,9 @@
  * elicit.h
  *		A legacy-era tools/call whose outcome asks the client (MRTR
  *		input_required): each input request becomes a server-to-client
- *		JSON-RPC request (elicitation/create), the client's answers become
- *		inputResponses, and the call is retried through handle() with the
+ *		JSON-RPC request with the entry's method and params as they are
+ *		(elicitation/create, sampling/createMessage, roots/list), the
+ *		client's answers become inputResponses, and the call is retried through handle() with the
  *		sealed requestState, exactly as a modern client would retry it.  The
  *		transport (an SSE stream, stream.c; stdin/stdout, stdio.c) only sends
  *		messages and waits for answers.
