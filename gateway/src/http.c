@@ -278,6 +278,11 @@ collect_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *
 			rc->transfer_encoding = value ? value : "";
 		return MHD_YES;
 	}
+	if (strncasecmp(key, GW_PARAM_HEADER_PREFIX, strlen(GW_PARAM_HEADER_PREFIX)) == 0)
+	{
+		header_param_take(&rc->mh, key, value);
+		return MHD_YES;
+	}
 #define TAKE(hname, field, counter) \
 	if (strcasecmp(key, hname) == 0) { if (rc->counter++ == 0) rc->field = value; return MHD_YES; }
 	TAKE("Origin", origin, n_origin);
