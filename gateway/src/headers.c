@@ -133,6 +133,18 @@ header_value(const char *raw, bool allow_base64, char **out)
 	return hs;
 }
 
+bool
+header_is_token(const char *s)
+{
+	if (*s == '\0')
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+			  strchr("!#$%&'*+-.^_`|~", *s) != NULL))
+			return false;
+	return true;
+}
+
 const char *
 header_param_find(const struct mcp_headers *h, const char *name, int *count)
 {

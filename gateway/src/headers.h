@@ -59,6 +59,9 @@ extern enum hdr_status header_value(const char *raw, bool allow_base64, char **o
 /* The same with the decoded length (a decoded value may hold NUL bytes; header_value refuses them). */
 extern enum hdr_status header_value_n(const char *raw, bool allow_base64, char **out, size_t *outlen);
 
+/* RFC 9110 section 5.6.2: s is 1*tchar (a field name, or an x-mcp-header NAME) */
+extern bool header_is_token(const char *s);
+
 /* The Mcp-Param-<name> value (name case-insensitive) and how many were sent, or NULL. */
 extern const char *header_param_find(const struct mcp_headers *h, const char *name, int *count);
 

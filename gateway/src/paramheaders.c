@@ -20,18 +20,6 @@
 #define SAFE_INTEGER	9007199254740991LL	/* 2^53 - 1: a client mirrors no larger integer */
 
 static bool
-is_token(const char *s)
-{
-	if (*s == '\0')
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-			  strchr("!#$%&'*+-.^_`|~", *s) != NULL))
-			return false;
-	return true;
-}
-
-static bool
 type_of(json_object *schema, enum param_type *type)
 {
 	json_object *v;
@@ -91,7 +79,7 @@ read_properties(struct param_table *t, const char *tool, json_object *props, cha
 			continue;
 		path[depth] = key;
 		if (json_object_object_get_ex(child, "x-mcp-header", &mark) && json_object_is_type(mark, json_type_string) &&
-			is_token(json_object_get_string(mark)) && type_of(child, &type) &&
+			header_is_token(json_object_get_string(mark)) && type_of(child, &type) &&
 			!add_decl(t, tool, json_object_get_string(mark), path, depth + 1, type))
 			return false;
 		if (depth + 1 < GW_PARAM_MAX_DEPTH && json_object_object_get_ex(child, "properties", &inner) &&
