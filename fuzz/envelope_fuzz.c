@@ -4,7 +4,8 @@
  *		or a database: gateway/src/mcp.c (mcp_process: checks in protocol
  *		order, dispatch, copying the outcome object), jsonrpc.c (strict JSON
  *		scan, json-c parse, JSON-RPC shape), auth.c (bearer token), headers.c
- *		(trimming, =?base64?...?= decoding), outcome.c (the outcome table),
+ *		(trimming, =?base64?...?= decoding), paramheaders.c (the Mcp-Param-*
+ *		mirrors of x-mcp-header arguments), outcome.c (the outcome table),
  *		extension.c (features() and the public results), text.c, clock.c,
  *		log.c and config.c, all compiled unchanged; neither libmicrohttpd nor
  *		libpq is linked.  The database is replaced by the stubs below (db.h,
@@ -44,6 +45,12 @@
  *		\u0000): method, params without _meta, clientCapabilities,
  *		clientInfo when sent, requestId, gatewayId.  A public result
  *		(tools/list with nothing but _meta) is served from memory.
+ *	 5a. A tools/call of "tagged" (its region and n arguments are marked
+ *		x-mcp-header Region and N) reaches the database only when each such
+ *		argument that has a string or integer value came with exactly one
+ *		Mcp-Param-Region / Mcp-Param-N header that is either the value
+ *		itself (trimmed) or a =?base64?...?= whose payload is padded (a
+ *		multiple of four characters); an argument absent or null needs none.
  *	 6. The outcome object is copied faithfully (result, data, data.reason;
  *		HTTP status and code from the kind), and a malformed one or an
  *		unknown kind is a 500.
@@ -174,7 +181,11 @@ static const char *const answer_text[N_ANSWERS] = {
 	"{\"extensionVersion\": \"1.2\", \"contract\": 2, \"methods\": [\"tools/list\", \"tools/call\"], " \
 	"\"publicResults\": {\"tools/list\": {\"tools\": [{\"name\": \"notes_delete\", \"title\": \"Delete a note\", " \
 	"\"inputSchema\": {\"type\": \"object\", \"properties\": {\"workspaceUri\": {\"type\": \"string\"}, " \
-	"\"title\": {\"type\": \"string\"}}, \"required\": [\"workspaceUri\", \"title\"]}}], " \
+	"\"title\": {\"type\": \"string\"}}, \"required\": [\"workspaceUri\", \"title\"]}}, " \
+	"{\"name\": \"tagged\", \"inputSchema\": {\"type\": \"object\", \"properties\": {" \
+	"\"region\": {\"type\": \"string\", \"x-mcp-header\": \"Region\"}, " \
+	"\"n\": {\"type\": \"integer\", \"x-mcp-header\": \"N\"}, " \
+	"\"bad\": {\"type\": \"object\", \"x-mcp-header\": \"Bad\"}}}}], " \
 	"\"ttlMs\": 600000, \"cacheScope\": \"public\"}}, \"capabilities\": {\"tools\": {}}, " \
 	"\"instructions\": \"Notes server.\", \"tokenChannel\": \"mcp_notes_tokens\"}"
 
@@ -492,6 +503,17 @@ take_header(struct request *rq, const char *line, size_t len)
 	TAKE("Mcp-Name", name, n_name);
 	TAKE("Authorization", authorization, n_authorization);
 #undef TAKE
+	if (nlen >= strlen(GW_PARAM_HEADER_PREFIX) && strncasecmp(line, GW_PARAM_HEADER_PREFIX, strlen(GW_PARAM_HEADER_PREFIX)) == 0 &&
+		rq->n_values < MAX_HEADERS)
+	{
+		/* the name as http.c gets it from libmicrohttpd: a C string of its own */
+		char	   *key = strndup(line, nlen);
+
+		if (key == NULL)
+			abort();
+		rq->values[rq->n_values++] = key;
+		header_param_take(&rq->h, key, value);
+	}
 }
 
 static void
@@ -779,6 +801,48 @@ check_jsonrpc_body(const struct view *v, const struct mcp_reply *r, json_object 
 
 }
 
+/* invariant 5a: the Mcp-Param-<header> mirror of arguments.<key> of a "tagged" call that reached handle() */
+static void
+check_param_mirror(const struct request *rq, const struct view *v, const char *key, const char *header)
+{
+	json_object *args;
+	json_object *val;
+	char		num[32];
+	const char *text = NULL;
+	const char *raw = NULL;
+	int			count = 0;
+	size_t		n;
+
+	if (!json_object_object_get_ex(v->params, "arguments", &args) || !json_object_is_type(args, json_type_object) ||
+		!json_object_object_get_ex(args, key, &val) || val == NULL)
+		return;
+	if (json_object_is_type(val, json_type_string))
+		text = json_object_get_string(val);
+	else if (json_object_is_type(val, json_type_int) && llabs((long long) json_object_get_int64(val)) < (1LL << 53))
+		snprintf(num, sizeof(num), "%lld", (long long) json_object_get_int64(val));
+	else
+		return;
+	if (rq->h.params_overflow)
+		fail("a tagged call reached the database with more Mcp-Param headers than the gateway reads");
+	for (int i = 0; i < rq->h.n_params; i++)
+		if (strcasecmp(rq->h.params[i].name, header) == 0 && count++ == 0)
+			raw = rq->h.params[i].value;
+	if (count != 1)
+		fail("a tagged call reached the database with %d Mcp-Param-%s headers", count, header);
+	while (*raw == ' ' || *raw == '\t')
+		raw++;
+	n = strlen(raw);
+	while (n > 0 && (raw[n - 1] == ' ' || raw[n - 1] == '\t'))
+		n--;
+	if (n >= 11 && strncmp(raw, "=?base64?", 9) == 0 && strncmp(raw + n - 2, "?=", 2) == 0)
+	{
+		if ((n - 11) % 4 != 0)
+			fail("a tagged call reached the database with an unpadded Mcp-Param-%s", header);
+	}
+	else if (text != NULL && (n != strlen(text) || memcmp(raw, text, n) != 0))
+		fail("a tagged call reached the database with a literal Mcp-Param-%s unlike the argument", header);
+}
+
 static void
 check_reply(const struct request *rq, const struct view *v, const struct mcp_reply *r)
 {
@@ -860,6 +924,11 @@ check_reply(const struct request *rq, const struct view *v, const struct mcp_rep
 			fail("authenticate() called in dev mode");
 		if (!dev && (rq->h.n_authorization != 1 || rq->h.authorization == NULL))
 			fail("the database was reached without exactly one Authorization header");
+		if (strcmp(m, "tools/call") == 0 && v->name != NULL && json_string_equals(v->name, "tagged"))
+		{
+			check_param_mirror(rq, v, "region", "Region");
+			check_param_mirror(rq, v, "n", "N");
+		}
 	}
 
 	if (stub.n_handle > 0)

@@ -725,3 +725,41 @@ BEGIN
     END LOOP;
 END;
 $$;
+
+-------------------------------------------------------------------------------
+-- Mcp-Param-* headers (SEP-2243; http-custom-header-server-validation):
+-- a tool whose arguments are marked x-mcp-header, so clients mirror them
+-- into Mcp-Param-Region / -Priority / -Verbose and the gateway checks each
+-- tools/call against them (gateway/src/paramheaders.c).  The handler only
+-- echoes what it got: the check is the gateway's.  Its own comment and
+-- privileges, since this block comes after the general ones above.
+-------------------------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION _tool_test_param_headers(principal text, request jsonb) RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT _tool_result(format('region=%s priority=%s verbose=%s',
+                               _printable(request #>> '{params,arguments,region}', 200),
+                               coalesce(request #>> '{params,arguments,priority}', '-'),
+                               coalesce(request #>> '{params,arguments,verbose}', '-')),
+                        jsonb_strip_nulls(jsonb_build_object(
+                            'region', request #> '{params,arguments,region}',
+                            'priority', request #> '{params,arguments,priority}',
+                            'verbose', request #> '{params,arguments,verbose}')))
+$$;
+REVOKE ALL ON FUNCTION _tool_test_param_headers(text, jsonb) FROM PUBLIC;
+COMMENT ON FUNCTION _tool_test_param_headers(text, jsonb) IS
+'Conformance fixture (sql/conformance-fixture.sql): echoes the x-mcp-header arguments of test_param_headers';
+
+INSERT INTO tools (name, position, descriptor, handler)
+VALUES ('test_param_headers', 1100, jsonb_build_object(
+            'name', 'test_param_headers', 'title', 'Test Param Headers',
+            'description', 'Echoes region, priority and verbose, which clients mirror into Mcp-Param-* headers',
+            'inputSchema', '{"type": "object",
+                             "properties": {"region": {"type": "string", "x-mcp-header": "Region"},
+                                            "priority": {"type": "integer", "x-mcp-header": "Priority"},
+                                            "verbose": {"type": "boolean", "x-mcp-header": "Verbose"},
+                                            "query": {"type": "string"}},
+                             "required": ["region"]}'::jsonb),
+        '_tool_test_param_headers')
+ON CONFLICT (name) DO UPDATE SET position = excluded.position, descriptor = excluded.descriptor, handler = excluded.handler;

@@ -24,6 +24,7 @@
 #include "clock.h"
 #include "jsonrpc.h"
 #include "log.h"
+#include "paramheaders.h"
 #include "text.h"
 #include "version.h"
 
@@ -54,6 +55,7 @@ struct features
 	char	   *discover;
 	char	   *token_channel;	/* NULL when absent */
 	char		version[32];
+	struct param_table params;	/* x-mcp-header declarations of the public tools/list */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -76,6 +78,7 @@ features_free(struct features *f)
 	}
 	free(f->discover);
 	free(f->token_channel);
+	param_table_free(&f->params);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -194,6 +197,8 @@ parse_features(const char *text, struct features *f, char *why, size_t n)
 		bad = read_methods(root, f);
 	if (bad == NULL)
 		bad = read_publics(root, f);
+	if (bad == NULL && (v = member(root, "publicResults", json_type_object)) != NULL)
+		bad = param_table_read(member(v, "tools/list", json_type_object), &f->params);
 	if (bad == NULL)
 		bad = build_discover(root, f);
 	if (bad == NULL && (v = member(root, "tokenChannel", json_type_string)) != NULL &&
@@ -279,6 +284,7 @@ install(struct features *f)
 		log_line_int(&line, "contract", GW_CONTRACT);
 		log_line_int(&line, "methods", (long long) current.n_methods);
 		log_line_int(&line, "public_results", (long long) current.n_publics);
+		log_line_int(&line, "param_headers", (long long) current.params.n);
 		log_line_str(&line, "token_channel", current.token_channel ? current.token_channel : "");
 		log_line_end(&line);
 	}
@@ -374,6 +380,12 @@ features_public_result(const char *method)
 		if (strcmp(current.publics[i].method, method) == 0)
 			return current.publics[i].text;
 	return NULL;
+}
+
+const struct param_table *
+features_param_table(void)
+{
+	return features_ready() ? &current.params : NULL;
 }
 
 const char *

@@ -39,6 +39,13 @@ extern bool features_method_known(const char *method);
  */
 extern const char *features_public_result(const char *method);
 
+/*
+ * The x-mcp-header declarations of the tools in the public tools/list
+ * (paramheaders.h), or NULL until features() has been read.
+ */
+struct param_table;
+extern const struct param_table *features_param_table(void);
+
 /* The serialized server/discover result. */
 extern const char *features_discover_result(void);
 

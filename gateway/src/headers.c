@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "text.h"
 
@@ -25,7 +26,12 @@ b64val(unsigned char c)
 	return -1;
 }
 
-/* standard base64 (RFC 4648 section 4); padding optional but exact if present */
+/*
+ * standard base64 (RFC 4648 section 4), canonical only: padded to a multiple
+ * of four, and no stray bits in the last character.  The 2026-07-28
+ * transport (SEP-2243) makes a server reject a =?base64?...?= value whose
+ * padding or characters are invalid; "SGVsbG8" for "Hello" is refused.
+ */
 static unsigned char *
 b64_decode(const char *in, size_t n, size_t *outlen)
 {
@@ -35,12 +41,10 @@ b64_decode(const char *in, size_t n, size_t *outlen)
 	int			bits = 0;
 	size_t		pad = 0;
 
+	if (n % 4 != 0)
+		return NULL;
 	while (n > 0 && in[n - 1] == '=' && pad < 2)
 		n--, pad++;
-	if (pad && (n + pad) % 4 != 0)
-		return NULL;
-	if (n % 4 == 1)
-		return NULL;
 	out = malloc(n * 3 / 4 + 1);
 	if (out == NULL)
 		return NULL;
@@ -72,16 +76,15 @@ b64_decode(const char *in, size_t n, size_t *outlen)
 	return out;
 }
 
-/* =?base64?...?= of n bytes at start: the decoded UTF-8 text into *out */
+/* =?base64?...?= of n bytes at start: the decoded UTF-8 text into *out, *outlen */
 static enum hdr_status
-decode_sentinel(const char *start, size_t n, char **out)
+decode_sentinel(const char *start, size_t n, char **out, size_t *outlen)
 {
-	size_t		dlen;
-	unsigned char *dec = b64_decode(start + 9, n - 11, &dlen);
+	unsigned char *dec = b64_decode(start + 9, n - 11, outlen);
 
 	if (dec == NULL)
 		return HDR_BAD_ENCODING;
-	if (!utf8_valid(dec, dlen))
+	if (!utf8_valid(dec, *outlen))
 	{
 		free(dec);
 		return HDR_BAD_ENCODING;
@@ -91,13 +94,14 @@ decode_sentinel(const char *start, size_t n, char **out)
 }
 
 enum hdr_status
-header_value(const char *raw, bool allow_base64, char **out)
+header_value_n(const char *raw, bool allow_base64, char **out, size_t *outlen)
 {
 	const char *start = raw;
 	const char *end = raw + strlen(raw);
 	size_t		n;
 
 	*out = NULL;
+	*outlen = 0;
 	while (start < end && (*start == ' ' || *start == '\t'))
 		start++;
 	while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
@@ -107,7 +111,60 @@ header_value(const char *raw, bool allow_base64, char **out)
 			return HDR_INVALID;
 	n = (size_t) (end - start);
 	if (allow_base64 && n >= 11 && strncmp(start, "=?base64?", 9) == 0 && strncmp(end - 2, "?=", 2) == 0)
-		return decode_sentinel(start, n, out);
+		return decode_sentinel(start, n, out, outlen);
 	*out = strndup(start, n);
+	*outlen = n;
 	return *out ? HDR_OK : HDR_INVALID;
+}
+
+enum hdr_status
+header_value(const char *raw, bool allow_base64, char **out)
+{
+	size_t		n;
+	enum hdr_status hs = header_value_n(raw, allow_base64, out, &n);
+
+	/* a decoded NUL would cut the C string short of what was sent */
+	if (hs == HDR_OK && strlen(*out) != n)
+	{
+		free(*out);
+		*out = NULL;
+		return HDR_BAD_ENCODING;
+	}
+	return hs;
+}
+
+bool
+header_is_token(const char *s)
+{
+	if (*s == '\0')
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+			  strchr("!#$%&'*+-.^_`|~", *s) != NULL))
+			return false;
+	return true;
+}
+
+const char *
+header_param_find(const struct mcp_headers *h, const char *name, int *count)
+{
+	const char *value = NULL;
+
+	*count = 0;
+	for (int i = 0; i < h->n_params; i++)
+		if (strcasecmp(h->params[i].name, name) == 0 && (*count)++ == 0)
+			value = h->params[i].value;
+	return value;
+}
+
+void
+header_param_take(struct mcp_headers *h, const char *key, const char *value)
+{
+	if (h->n_params >= GW_MAX_PARAM_HEADERS)
+	{
+		h->params_overflow = true;
+		return;
+	}
+	h->params[h->n_params].name = key + strlen(GW_PARAM_HEADER_PREFIX);
+	h->params[h->n_params++].value = value ? value : "";
 }

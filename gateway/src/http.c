@@ -216,19 +216,6 @@ static const char *const read_headers[] = {
 	"Mcp-Session-Id",
 };
 
-/* RFC 9110 section 5.6.2: a field name is 1*tchar */
-static bool
-is_token(const char *s)
-{
-	if (*s == '\0')
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-			  strchr("!#$%&'*+-.^_`|~", *s) != NULL))
-			return false;
-	return true;
-}
-
 /*
  * NULL, or why this header line is refused.  libmicrohttpd 0.9.75 accepts
  * whitespace between a field name and its colon as part of the name, and
@@ -240,7 +227,7 @@ is_token(const char *s)
 static const char *
 field_problem(const char *key)
 {
-	if (!is_token(key))
+	if (!header_is_token(key))
 		return "Bad Request: a header field name with whitespace or a separator in it";
 	for (size_t i = 0; i < sizeof(read_headers) / sizeof(read_headers[0]); i++)
 	{
@@ -276,6 +263,11 @@ collect_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *
 		/* libmicrohttpd frames by the first, so the count matters, not the last value */
 		if (rc->n_transfer_encoding++ == 0)
 			rc->transfer_encoding = value ? value : "";
+		return MHD_YES;
+	}
+	if (strncasecmp(key, GW_PARAM_HEADER_PREFIX, strlen(GW_PARAM_HEADER_PREFIX)) == 0)
+	{
+		header_param_take(&rc->mh, key, value);
 		return MHD_YES;
 	}
 #define TAKE(hname, field, counter) \

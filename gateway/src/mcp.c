@@ -6,13 +6,15 @@
  *   JSON parse (-32700) -> JSON-RPC shape (-32600) -> notification? 202
  *   -> required _meta (-32602) -> MCP-Protocol-Version / Mcp-Method /
  *   Mcp-Name headers (-32020) -> protocol version (-32022) -> method known
- *   from features() (-32601, 404) -> bearer token present (401, OAuth error)
+ *   from features() (-32601, 404) -> for tools/call, the Mcp-Param-* headers
+ *   of the tool's x-mcp-header arguments (-32020, paramheaders.c) -> bearer
+ *   token present (401, OAuth error)
  *   -> a public result from memory, or one handle() statement.
  *
  * (Origin, path, HTTP method, Content-Type and size are checked in http.c
  * before the body is read.)  The gateway looks at nothing inside params but
- * the Mcp-Name mirror: the extension judges name, arguments, requestState,
- * cursor.  Every error's HTTP status and code come from outcome.c.  All
+ * the header mirrors (Mcp-Name, and the arguments a tool marks x-mcp-header):
+ * the extension judges name, arguments, requestState, cursor.  Every error's HTTP status and code come from outcome.c.  All
  * json-c objects here belong to the calling thread.
  */
 #include "mcp.h"
@@ -30,6 +32,7 @@
 #include "jsonrpc.h"
 #include "log.h"
 #include "outcome.h"
+#include "paramheaders.h"
 #include "text.h"
 #include "tokencache.h"
 #include "version.h"
@@ -371,6 +374,29 @@ check_method(struct request *q, struct mcp_reply *r)
 	return false;
 }
 
+/*
+ * tools/call of a tool with x-mcp-header arguments: their Mcp-Param-*
+ * mirrors.  After the method check because it needs features() (the tool's
+ * inputSchema); still before authentication, like the other header checks.
+ */
+static bool
+check_param_headers(struct request *q, const struct mcp_headers *h, struct mcp_reply *r)
+{
+	json_object *name;
+	json_object *arguments = NULL;
+	char		why[200];
+
+	if (h->stdio || strcmp(q->m.method, "tools/call") != 0 ||
+		!json_object_object_get_ex(q->m.params, "name", &name) || !json_object_is_type(name, json_type_string) ||
+		!param_table_has(features_param_table(), json_object_get_string(name)))
+		return true;
+	json_object_object_get_ex(q->m.params, "arguments", &arguments);
+	if (param_headers_check(features_param_table(), json_object_get_string(name), arguments, h, why, sizeof(why)))
+		return true;
+	reply_outcome(r, q->m.id, OUT_HEADER_MISMATCH, why, NULL);
+	return false;
+}
+
 /* a well-formed bearer token (or the dev principal); its validity is the database's */
 static bool
 take_credential(struct request *q, const struct mcp_headers *h, struct mcp_reply *r)
@@ -625,7 +651,7 @@ static void
 process_request(struct request *q, const struct mcp_headers *h, struct mcp_reply *r)
 {
 	if (check_shape(q, r) && check_meta(q, r) && check_headers(q, h, r) && check_version(q, r) &&
-		check_method(q, r) && take_credential(q, h, r))
+		check_method(q, r) && check_param_headers(q, h, r) && take_credential(q, h, r))
 		dispatch(q, r);
 	if (q->token)
 	{

@@ -274,6 +274,15 @@ class HttpTest(GatewayTestCase):
         r = self.gw.post_raw(self.call_body(name="notes délete"), headers=h)
         self.assertRpcError(r, -32602, 200, id=1)    # unknown tool, but headers matched
 
+    def test_base64_mcp_name_must_be_padded(self):
+        # canonical padded base64 only (SEP-2243, the conformance suite's ServerRejectsInvalidBase64Padding);
+        # the unpadded form was accepted before the Mcp-Param-* change
+        name = "notes_delete_"                      # 13 bytes: base64 ends in "=="
+        h = self.headers("tools/call", **{"Mcp-Name": b64(name)})
+        self.assertRpcError(self.gw.post_raw(self.call_body(name=name), headers=h), -32602, 200, id=1)
+        h = self.headers("tools/call", **{"Mcp-Name": b64(name).replace("==?=", "?=")})
+        self.assertRpcError(self.gw.post_raw(self.call_body(name=name), headers=h), -32020, 400, id=1)
+
     def test_header_mismatch_is_checked_before_version(self):
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
                            "params": {"_meta": meta(version="2099-01-01")}})

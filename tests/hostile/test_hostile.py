@@ -513,6 +513,20 @@ row("base64_mcp_name_of_nul", HEADER)(
     lambda c: send(c, rpc_body("tools/call", {"name": "notes_delete"}), mcp_headers(c, "tools/call", name=b64(b"\x00"))))
 row("base64_mcp_name_non_canonical", HEADER)(
     lambda c: send(c, rpc_body("tools/call", {"name": "A"}), mcp_headers(c, "tools/call", name=b"=?base64?QR==?=")))
+# SEP-2243: the base64 of a sentinel is canonical, padded standard base64 (the conformance suite's
+# ServerRejectsInvalidBase64Padding); until the param-headers change unpadded text was accepted
+row("base64_mcp_name_unpadded", HEADER)(
+    lambda c: send(c, rpc_body("tools/call", {"name": "A"}), mcp_headers(c, "tools/call", name=b"=?base64?QQ?=")))
+row("base64_mcp_name_overpadded", HEADER)(
+    lambda c: send(c, rpc_body("tools/call", {"name": "A"}), mcp_headers(c, "tools/call", name=b"=?base64?QQ===?=")))
+row("base64_mcp_name_padded_matching", state_error("unknown_tool"))(
+    lambda c: send(c, rpc_body("tools/call", {"name": "A", "arguments": {}}, caps=ELICIT),
+                   mcp_headers(c, "tools/call", name=b"=?base64?QQ==?=")))
+# Mcp-Param-* lines are read only for a tool whose inputSchema marks x-mcp-header arguments
+# (tests/e2e/test_param_headers.py); notes_delete marks none, so 40 junk ones change nothing
+row("mcp_param_junk_on_a_tool_without_marks", Expect(status=200, result="input_required", id=1))(
+    lambda c: send(c, *(lambda b, h: (b, h + [b"Mcp-Param-P%d: =?base64?%s?=" % (i, b"\xff!" * i) for i in range(40)]))(
+        *tool_call(c))))
 row("base64_mcp_name_matching", state_error("invalid_arguments"))(
     lambda c: send(c, rpc_body("tools/call", {"name": "notes_delete", "arguments": {}}, caps=ELICIT),
                    mcp_headers(c, "tools/call", name=b64("notes_delete"))))
