@@ -632,6 +632,52 @@ REVOKE ALL ON FUNCTION _note_limits_problem(text, text), _note_time(timestamptz)
     _cursor_open(text, text, text, text), _notes_page(text, text, text, jsonb, integer),
     _tool_notes_list(text, jsonb), _tool_notes_search(text, jsonb) FROM PUBLIC;
 
+-- notes_delete answers argument errors the same way (an isError result),
+-- except arguments that are not an object.
+CREATE OR REPLACE FUNCTION _delete_arguments(arguments jsonb, OUT outcome jsonb, OUT workspace text, OUT title_text text)
+LANGUAGE plpgsql STABLE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    extra_keys text;
+    problem text;
+BEGIN
+    IF arguments IS NULL OR jsonb_typeof(arguments) <> 'object' THEN
+        outcome := _invalid_params('invalid_arguments',
+            'notes_delete: arguments must be an object with workspaceUri and title');
+        RETURN;
+    END IF;
+    SELECT string_agg(k, ', ' ORDER BY k) INTO extra_keys
+    FROM jsonb_object_keys(arguments) AS k WHERE k NOT IN ('workspaceUri', 'title');
+    IF extra_keys IS NOT NULL THEN
+        outcome := _tool_refusal(format('notes_delete: unknown argument(s): %s. It takes workspaceUri and title.',
+                                        _printable(extra_keys, 200)));
+        RETURN;
+    END IF;
+    IF jsonb_typeof(arguments -> 'workspaceUri') IS DISTINCT FROM 'string' THEN
+        outcome := _tool_refusal('notes_delete: workspaceUri must be a string (the file: URI of the workspace).');
+        RETURN;
+    END IF;
+    IF jsonb_typeof(arguments -> 'title') IS DISTINCT FROM 'string' THEN
+        outcome := _tool_refusal('notes_delete: title must be a string (the title, or part of it, of the note to delete).');
+        RETURN;
+    END IF;
+    title_text := arguments ->> 'title';
+    IF length(title_text) NOT BETWEEN 1 AND 200 OR btrim(title_text) = '' THEN
+        outcome := _tool_refusal('notes_delete: title must be 1 to 200 characters and not blank.');
+        RETURN;
+    END IF;
+    problem := _uri_problem(arguments ->> 'workspaceUri');
+    IF problem IS NOT NULL THEN
+        outcome := _tool_result(format('workspaceUri is not a usable file: URI. %s', problem), NULL, true);
+        RETURN;
+    END IF;
+    workspace := normalize_uri(arguments ->> 'workspaceUri');
+END;
+$$;
+COMMENT ON FUNCTION _delete_arguments(jsonb) IS
+'Internal: notes_delete step: checks the arguments; the normalized workspace and the title, or the outcome refusing them';
+
 -- (end of notes tools)
 
 -------------------------------------------------------------------------------

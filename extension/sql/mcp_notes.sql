@@ -898,8 +898,10 @@ COMMENT ON FUNCTION _audit(text, jsonb, text, notes, text) IS
 -- The steps of notes_delete.  Each returns the outcome to answer with, or
 -- (the steps with an OUT outcome) NULL there to go on.
 
--- Arguments, as the inputSchema says.  A malformed workspaceUri is a tool
--- error (a result a model can act on), not an invalid_params.
+-- Arguments, as the inputSchema says.  Only arguments that are not an
+-- object make the request malformed (invalid_params); a wrong, missing or
+-- unknown argument and a malformed workspaceUri are tool errors, results a
+-- model can act on, as the notes tools answer them.
 CREATE FUNCTION _delete_arguments(arguments jsonb, OUT outcome jsonb, OUT workspace text, OUT title_text text)
 LANGUAGE plpgsql STABLE
 SET search_path = mcp_notes, pg_temp
@@ -916,22 +918,21 @@ BEGIN
     SELECT string_agg(k, ', ' ORDER BY k) INTO extra_keys
     FROM jsonb_object_keys(arguments) AS k WHERE k NOT IN ('workspaceUri', 'title');
     IF extra_keys IS NOT NULL THEN
-        outcome := _invalid_params('invalid_arguments',
-            format('notes_delete: unknown argument(s): %s', _printable(extra_keys, 200)));
+        outcome := _tool_refusal(format('notes_delete: unknown argument(s): %s. It takes workspaceUri and title.',
+                                        _printable(extra_keys, 200)));
         RETURN;
     END IF;
     IF jsonb_typeof(arguments -> 'workspaceUri') IS DISTINCT FROM 'string' THEN
-        outcome := _invalid_params('invalid_arguments', 'notes_delete: workspaceUri must be a string');
+        outcome := _tool_refusal('notes_delete: workspaceUri must be a string (the file: URI of the workspace).');
         RETURN;
     END IF;
     IF jsonb_typeof(arguments -> 'title') IS DISTINCT FROM 'string' THEN
-        outcome := _invalid_params('invalid_arguments', 'notes_delete: title must be a string');
+        outcome := _tool_refusal('notes_delete: title must be a string (the title, or part of it, of the note to delete).');
         RETURN;
     END IF;
     title_text := arguments ->> 'title';
     IF length(title_text) NOT BETWEEN 1 AND 200 OR btrim(title_text) = '' THEN
-        outcome := _invalid_params('invalid_arguments',
-            'notes_delete: title must be 1 to 200 characters and not blank');
+        outcome := _tool_refusal('notes_delete: title must be 1 to 200 characters and not blank.');
         RETURN;
     END IF;
     problem := _uri_problem(arguments ->> 'workspaceUri');

@@ -367,7 +367,8 @@ row("nesting_10000_unclosed", PARSE)(lambda c: send(c, b"[" * 10_000))
 row("nesting_64_is_the_limit", OK)(lambda c: send(c, list_with(c, nested(62))))
 row("nesting_65_is_refused", PARSE)(lambda c: send(c, list_with(c, nested(63))))
 row("number_1e999_in_params", OK)(lambda c: send(c, list_with(c, b"1e999")))
-row("number_1e999_as_title", state_error("invalid_arguments"))(lambda c: send(c, *call_with_title(c, b"1e999")))
+# a title that is not a string is a tool error (isError: true), a result a model can act on
+row("number_1e999_as_title", OK)(lambda c: send(c, *call_with_title(c, b"1e999")))
 # jsonb's numeric overflows beyond 1e131071: SQLSTATE 22003, class 22 -> -32602, HTTP 200, no data.reason
 row("number_1e999999999_as_title", state_error(None))(lambda c: send(c, *call_with_title(c, b"-1e999999999")))
 # an unknown member of tools/list's params is ignored by the extension, but a
@@ -465,7 +466,7 @@ row("string_10_mb_over_the_default_cap", TOO_LARGE)(lambda c: announce_only(c, T
 row("string_10_mb_sent_anyway_over_the_default_cap", TOO_LARGE)(
     lambda c: send(c, list_with(c, b'"' + b"x" * TEN_MB + b'"'), probe_close=5))
 row("string_10_mb_under_a_raised_cap", OK)(lambda c: send(c, list_with(c, b'"' + b"x" * TEN_MB + b'"'), gw=c.gw_big))
-row("title_10_mb_under_a_raised_cap", state_error("invalid_arguments"))(
+row("title_10_mb_under_a_raised_cap", OK)(
     lambda c: send(c, *call_with_title(c, b'"' + "é".encode() * (TEN_MB // 2) + b'"'), gw=c.gw_big))
 row("body_one_byte_over_the_raised_cap", TOO_LARGE)(lambda c: announce_only(c, RAISED_CAP + 1, c.gw_big))
 row("body_exactly_the_raised_cap", OK)(
@@ -527,7 +528,7 @@ row("base64_mcp_name_padded_matching", state_error("unknown_tool"))(
 row("mcp_param_junk_on_a_tool_without_marks", Expect(status=200, result="input_required", id=1))(
     lambda c: send(c, *(lambda b, h: (b, h + [b"Mcp-Param-P%d: =?base64?%s?=" % (i, b"\xff!" * i) for i in range(40)]))(
         *tool_call(c))))
-row("base64_mcp_name_matching", state_error("invalid_arguments"))(
+row("base64_mcp_name_matching", OK)(
     lambda c: send(c, rpc_body("tools/call", {"name": "notes_delete", "arguments": {}}, caps=ELICIT),
                    mcp_headers(c, "tools/call", name=b64("notes_delete"))))
 row("mcp_method_twice", HEADER)(lambda c: send(c, rpc_body(), mcp_headers(c, extra=[b"mcp-method: tools/list"])))

@@ -165,8 +165,10 @@ SELECT count(mcp_notes.add_note(format('file:///t/hard/notes/many/%s.md', i), fo
 FROM generate_series(1, 26) i;
 SELECT x #>> '{result,content,0,text}' AS too_many, t.invisible(x #>> '{result,content,0,text}') AS has_invisible
 FROM t.call('alice', 'file:///t/hard/notes', E'zw\u200Dmany') x;
-SELECT left(x #>> '{error,message}', 80) AS unknown_argument, t.invisible(x #>> '{error,message}') AS has_invisible,
-       length(x #>> '{error,message}') < 300 AS bounded
+-- (an unknown argument is a tool error: the message is the result's text)
+SELECT left(x #>> '{result,content,0,text}', 80) AS unknown_argument,
+       t.invisible(x #>> '{result,content,0,text}') AS has_invisible,
+       length(x #>> '{result,content,0,text}') < 300 AS bounded
 FROM mcp_notes.call_tool_as('alice', 'notes_delete',
         jsonb_build_object('workspaceUri', 'file:///t/hard/notes', 'title', 'x',
                            E'force\u001b]0;pwned\u0007', true, repeat('k', 5000), 1),
