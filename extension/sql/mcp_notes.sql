@@ -228,8 +228,8 @@ COMMENT ON FUNCTION recount_title_keys() IS
 'Recounts title_key_counts from the notes (after many deletes the counts only overstate); returns the number of count rows';
 
 -- Limits on what a note holds, in one place for every write path (add_note,
--- the notes tools); the CHECK constraints on notes say the same for any
--- other writer.  22001 string_data_right_truncation, with the limit.
+-- the notes tools); the trigger notes_size applies them to any other
+-- writer.  22001 string_data_right_truncation, with the limit.
 CREATE FUNCTION _check_note_title(title text) RETURNS void
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = mcp_notes, pg_temp
@@ -263,11 +263,28 @@ $$;
 COMMENT ON FUNCTION _check_note_body(text) IS
 'Internal: raises 22001 for a note body longer than 1048576 bytes (1 MiB); NULL passes (it means an empty body)';
 
--- NOT VALID: a note written before the limits keeps its title and body.
-ALTER TABLE notes ADD CONSTRAINT notes_title_size
-    CHECK (pg_catalog.length(title) OPERATOR(pg_catalog.<=) 500) NOT VALID;
-ALTER TABLE notes ADD CONSTRAINT notes_body_size
-    CHECK (pg_catalog.octet_length(body) OPERATOR(pg_catalog.<=) 1048576) NOT VALID;
+-- Any other writer of notes meets the same limits, but only for a title or
+-- body it writes: a note written before the limits keeps its title and body
+-- and can still be moved.
+CREATE FUNCTION _check_note_size() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    IF TG_OP = 'INSERT' OR NEW.title IS DISTINCT FROM OLD.title THEN
+        PERFORM _check_note_title(NEW.title);
+    END IF;
+    IF TG_OP = 'INSERT' OR NEW.body IS DISTINCT FROM OLD.body THEN
+        PERFORM _check_note_body(NEW.body);
+    END IF;
+    RETURN NEW;
+END;
+$$;
+COMMENT ON FUNCTION _check_note_size() IS
+'Internal: trigger that applies _check_note_title and _check_note_body to a title or body being written';
+CREATE TRIGGER notes_size BEFORE INSERT OR UPDATE OF title, body ON notes
+    FOR EACH ROW EXECUTE FUNCTION _check_note_size();
+ALTER TABLE notes ENABLE ALWAYS TRIGGER notes_size;
 
 CREATE TABLE state_keys (
     key_id      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
