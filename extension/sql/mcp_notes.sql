@@ -168,45 +168,67 @@ CREATE TABLE title_key_counts (
 COMMENT ON TABLE title_key_counts IS
 'Title search: how many notes were given each title key (per shard; never counted down), kept by triggers on notes';
 
+-- Counting at commit, once per key and transaction: a row updated many
+-- times in one transaction leaves a chain of versions that each later
+-- update walks, so counting each note as it comes would make a bulk import
+-- in one transaction quadratic.  Each written note's keys are appended to a
+-- temporary table (this session's, invisible to others, outside the
+-- serializable checks), and the first of the deferred triggers at commit
+-- adds them up into title_key_counts.
+CREATE FUNCTION _note_title_keys_written() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    IF to_regclass('pg_temp.title_keys_written') IS NULL THEN
+        CREATE TEMPORARY TABLE title_keys_written (title_key bigint NOT NULL, shard smallint NOT NULL);
+    END IF;
+    INSERT INTO pg_temp.title_keys_written (title_key, shard)
+    SELECT k.key, (hashtext(NEW.note_id) & 7)::smallint FROM unnest(_title_keys(NEW.uri, NEW.title)) AS k(key);
+    RETURN NULL;
+END;
+$$;
+COMMENT ON FUNCTION _note_title_keys_written() IS
+'Internal: trigger that notes the title keys of a written note (inserted, or URI or title changed) for _count_title_keys at commit';
+
 CREATE FUNCTION _count_title_keys() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = mcp_notes, pg_temp
 AS $$
 BEGIN
-    -- rows in key order: two writers lock shared rows in the same order
-    IF TG_OP = 'INSERT' THEN
-        INSERT INTO title_key_counts AS c (title_key, shard, notes)
-        SELECT k.key, (hashtext(n.note_id) & 7)::smallint, count(*)
-        FROM added_notes n, unnest(_title_keys(n.uri, n.title)) AS k(key)
-        GROUP BY 1, 2 ORDER BY 1, 2
-        ON CONFLICT (title_key, shard) DO UPDATE SET notes = c.notes + excluded.notes;
-    ELSE
-        INSERT INTO title_key_counts AS c (title_key, shard, notes)
-        SELECT k.key, (hashtext(n.note_id) & 7)::smallint, count(*)
-        FROM changed_notes n, unnest(_title_keys(n.uri, n.title)) AS k(key)
-        WHERE NOT EXISTS (SELECT 1 FROM previous_notes o
-                          WHERE o.note_id = n.note_id AND o.uri = n.uri AND o.title = n.title)
-        GROUP BY 1, 2 ORDER BY 1, 2
-        ON CONFLICT (title_key, shard) DO UPDATE SET notes = c.notes + excluded.notes;
+    IF to_regclass('pg_temp.title_keys_written') IS NULL THEN
+        RETURN NULL;
     END IF;
+    -- keys in order: two writers lock shared rows in the same order
+    INSERT INTO title_key_counts AS c (title_key, shard, notes)
+    SELECT w.title_key, w.shard, count(*) FROM pg_temp.title_keys_written w
+    GROUP BY 1, 2 ORDER BY 1, 2
+    ON CONFLICT (title_key, shard) DO UPDATE SET notes = c.notes + excluded.notes;
+    -- TRUNCATE, not DELETE: the deferred triggers after this one scan the
+    -- table again, and deleted rows would stay in it until commit
+    TRUNCATE pg_temp.title_keys_written;
     RETURN NULL;
 END;
 $$;
 COMMENT ON FUNCTION _count_title_keys() IS
-'Internal: trigger that counts the title keys of inserted notes and of updated notes whose URI or title changed in title_key_counts';
+'Internal: deferred trigger: adds the title keys this transaction wrote (_note_title_keys_written) to title_key_counts, once per key';
 CREATE TRIGGER notes_title_keys_added AFTER INSERT ON notes
-    REFERENCING NEW TABLE AS added_notes
-    FOR EACH STATEMENT EXECUTE FUNCTION _count_title_keys();
-CREATE TRIGGER notes_title_keys_changed AFTER UPDATE ON notes
-    REFERENCING OLD TABLE AS previous_notes NEW TABLE AS changed_notes
-    FOR EACH STATEMENT EXECUTE FUNCTION _count_title_keys();
+    FOR EACH ROW EXECUTE FUNCTION _note_title_keys_written();
+CREATE TRIGGER notes_title_keys_changed AFTER UPDATE OF uri, title ON notes
+    FOR EACH ROW WHEN (OLD.uri IS DISTINCT FROM NEW.uri OR OLD.title IS DISTINCT FROM NEW.title)
+    EXECUTE FUNCTION _note_title_keys_written();
+CREATE CONSTRAINT TRIGGER notes_title_keys_counted AFTER INSERT OR UPDATE OF uri, title ON notes
+    DEFERRABLE INITIALLY DEFERRED
+    FOR EACH ROW EXECUTE FUNCTION _count_title_keys();
 -- also where the notes arrive by logical replication (a second count only
 -- overstates)
 ALTER TABLE notes ENABLE ALWAYS TRIGGER notes_title_keys_added;
 ALTER TABLE notes ENABLE ALWAYS TRIGGER notes_title_keys_changed;
+ALTER TABLE notes ENABLE ALWAYS TRIGGER notes_title_keys_counted;
 
--- Recounting from the notes themselves: the upgrade's back-fill, and a way
--- to bring the counts down after many deletes (never needed for answers).
+-- Recounting from the notes themselves: the upgrade's back-fill, the end of
+-- a bulk load made with the counting trigger disabled (much faster), and a
+-- way to bring the counts down after many deletes (never needed for answers).
 CREATE FUNCTION recount_title_keys() RETURNS bigint
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 SET search_path = mcp_notes, pg_temp
