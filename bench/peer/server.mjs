@@ -24,14 +24,15 @@ const sdk = await import(pathToFileURL(path.join(modules, '@modelcontextprotocol
 const { McpServer, createMcpHandler, createRequestStateCodec, inputRequired, acceptedContent, fromJsonSchema } = sdk;
 
 const MAX_CANDIDATES = 25;
-const notes = new Map();                    // note id -> { uri, title }
+const notes = new Map();                    // note id -> { uri, title, lower: lower-cased title }
 
 function addNotes(text) {
     let n = 0;
     for (const line of text.split('\n')) {
         const tab = line.indexOf('\t');
         if (tab > 0) {
-            notes.set(randomUUID(), { uri: line.slice(0, tab), title: line.slice(tab + 1) });
+            const title = line.slice(tab + 1);
+            notes.set(randomUUID(), { uri: line.slice(0, tab), title, lower: title.toLowerCase() });
             n++;
         }
     }
@@ -44,8 +45,8 @@ function candidates(workspace, title) {
     const needle = title.toLowerCase();
     const found = [];
     for (const [id, n] of notes) {
-        if ((n.uri === workspace || n.uri.startsWith(prefix)) && n.title.toLowerCase().includes(needle)) {
-            found.push({ id, ...n });
+        if ((n.uri === workspace || n.uri.startsWith(prefix)) && n.lower.includes(needle)) {
+            found.push({ id, uri: n.uri, title: n.title });
             if (found.length > MAX_CANDIDATES) break;
         }
     }
