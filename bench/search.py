@@ -9,7 +9,7 @@ part says so (autovacuum off for its notes), with its own gateway:
                  right after the import and after ANALYZE, alternating.
   growth_import  step-1 p50 in a workspace of 1,000 notes vs 1,000,000, right
                  after the import (no ANALYZE), then after ANALYZE.
-  probe          the timing side channel: step-1 p50 for a text that 30,000
+  probe          the timing side channel: step-1 p50 (caller: 5,000 notes) for a text that 30,000
                  notes in a workspace the caller is not granted contain vs a
                  text no other note contains (each matches one note of the
                  caller's): the ratio of medians.
@@ -32,11 +32,11 @@ PEER_WS = "file:///bench/peer"
 SIZES = {
     "full": dict(peer_notes=100_000, peer_rounds=3, peer_secs=3, peer_warm=1, peer_conns=32,
                  growth_big=1_000_000, growth_small=1_000, growth_rounds=5, growth_secs=2,
-                 probe_hidden=30_000, probe_notes=1_000, probe_rounds=6, probe_secs=2,
+                 probe_hidden=30_000, probe_notes=5_000, probe_rounds=6, probe_secs=2,
                  short_notes=200_000, short_rounds=4, short_secs=2),
     "quick": dict(peer_notes=100_000, peer_rounds=1, peer_secs=2, peer_warm=1, peer_conns=32,
                   growth_big=100_000, growth_small=1_000, growth_rounds=2, growth_secs=1,
-                  probe_hidden=30_000, probe_notes=1_000, probe_rounds=3, probe_secs=1,
+                  probe_hidden=30_000, probe_notes=5_000, probe_rounds=3, probe_secs=1,
                   short_notes=50_000, short_rounds=2, short_secs=1),
 }
 
@@ -223,16 +223,20 @@ SELECT count(mcp_notes.add_note(format('{hidden}/n%s.md', g), format('merger pla
     FROM generate_series(1, {z['probe_hidden']}) g;
 """, db="probe")
         texts = {"hidden_match": "merger plan alpha", "no_match": "quarry notes delta"}
-        runs = self.alternate(z["probe_rounds"], {
-            n: (lambda n=n: self.step1(gw, token, mine, [texts[n]], f"probe-{n}", z["probe_secs"])) for n in texts})
-        p50 = {n: median([v for v in self.p50s(runs[n]) if v]) for n in runs}
-        self.out["probe"] = {"hidden_notes": z["probe_hidden"], "texts": texts, "runs": runs, "step1_p50_ms": p50,
-                             "ratio_of_medians": round(p50["hidden_match"] / p50["no_match"], 3),
-                             "ratio_per_round": ratio_summary(self.p50s(runs["hidden_match"]),
-                                                              self.p50s(runs["no_match"])),
-                             "errors": sum(x["errors"] for n in runs for x in runs[n])}
-        say(f"  step-1 p50 hidden matches {p50['hidden_match']} ms vs none {p50['no_match']} ms: ratio "
-            f"{self.out['probe']['ratio_of_medians']}")
+        out = {"hidden_notes": z["probe_hidden"], "texts": texts}
+        for state in ("import", "analyzed"):
+            if state == "analyzed":
+                c.psql("ANALYZE mcp_notes.notes", db="probe")
+            runs = self.alternate(z["probe_rounds"], {
+                n: (lambda n=n: self.step1(gw, token, mine, [texts[n]], f"probe-{n}", z["probe_secs"])) for n in texts})
+            p50 = {n: median([v for v in self.p50s(runs[n]) if v]) for n in runs}
+            out[state] = {"runs": runs, "step1_p50_ms": p50,
+                          "ratio_of_medians": round(p50["hidden_match"] / p50["no_match"], 3),
+                          "ratio_per_round": ratio_summary(self.p50s(runs["hidden_match"]), self.p50s(runs["no_match"])),
+                          "errors": sum(x["errors"] for n in runs for x in runs[n])}
+            say(f"  {state}: step-1 p50 hidden matches {p50['hidden_match']} ms vs none {p50['no_match']} ms: ratio "
+                f"{out[state]['ratio_of_medians']}")
+        self.out["probe"] = out
 
     # -- short titles
     def short(self):
@@ -277,10 +281,12 @@ def summary_rows(result, add):
         g = s["growth_import"]
         add("growth_import", f"step-1 p50 {g['notes_big']} / {g['notes_small']}, no ANALYZE",
             g["import"]["ratio_big_vs_small_p50"], 2.0, higher_better=False)
-    if "probe" in s:
-        p = s["probe"]
-        add("probe", "step-1 p50 hidden matches / none (medians)",
-            {"median": p["ratio_of_medians"], "min_max": p["ratio_per_round"]["min_max"]}, 1.2, higher_better=False)
+    for state in ("import", "analyzed"):
+        p = s.get("probe", {}).get(state)
+        if p:
+            add(f"probe_{state}", f"step-1 p50 hidden matches / none, {state}",
+                {"median": p["ratio_of_medians"], "min_max": p["ratio_per_round"]["min_max"]}, 1.2,
+                higher_better=False)
     if "short" in s:
         add("short", "step-1 p50 short titles / long title",
             s["short"]["ratio_short_vs_long_p50"], 2.0, higher_better=False)
