@@ -2,7 +2,7 @@
 -- history of extension/sql/mcp_notes--1.0.sql), for `bench/run.py --variant
 -- baseline`: a range scan of the whole workspace, no title index.  Applied
 -- as superuser to the throw-away benchmark database only.
-DROP INDEX mcp_notes.notes_title_trigrams;
+DROP INDEX IF EXISTS mcp_notes.notes_title_trigrams, mcp_notes.notes_title_keys;
 CREATE OR REPLACE FUNCTION mcp_notes._candidates(workspace text, title_text text, max_rows integer)
 RETURNS SETOF mcp_notes.notes
 LANGUAGE sql STABLE

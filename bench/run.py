@@ -19,6 +19,10 @@ What it measures (see docs/performance.md for the why and the results):
             1,000,000 (10,000 other workspaces around), one matching note.
   memory    gateway RSS idle, with 256 open connections, and before/after
             1,000,000 requests.
+  peer, growth_import, probe, short
+            the candidate search (bench/search.py): against the TypeScript
+            SDK v2 server, right after an import, the timing side channel,
+            short titles.
 
 Each comparison runs its members in the same run, alternating (order rotated
 per round), for several rounds; the results are medians of per-round ratios
@@ -26,7 +30,7 @@ with their min/max.  Absolute numbers are kept in the JSON but the ratios are
 the result: this machine is shared and noisy.
 
     python3 bench/run.py --mode full|quick [--only flows,requests,growth,memory]
-                         [--variant current|baseline] [--gateway PATH] [--out FILE]
+                         [--variant current|baseline|before] [--gateway PATH] [--out FILE]
 
 Must run as root (the cluster runs as the postgres user via runuser).
 """
@@ -230,11 +234,11 @@ def lit(s):
 
 
 class Gateway:
-    def __init__(self, binary, cluster, tmp, gid, threads=300, extra=(), env=None):
+    def __init__(self, binary, cluster, tmp, gid, threads=300, extra=(), env=None, db="bench"):
         self.gid = gid
         self.port = free_port()
         args = [str(binary), "--listen", f"127.0.0.1:{self.port}",
-                "--db", cluster.conninfo("bench", "bench_gw"), "--gateway-id", gid,
+                "--db", cluster.conninfo(db, "bench_gw"), "--gateway-id", gid,
                 "--threads", str(threads)]
         if "--max-connections-per-ip" in gateway_help(binary):
             args += ["--max-connections-per-ip", str(threads)]
@@ -597,10 +601,12 @@ class Suite:
         # Bulk load only: the title index is dropped and re-created with its
         # exact definition afterwards (CREATE INDEX is ~4x faster than a
         # million index inserts); nothing else about the schema changes.
-        indexdef = c.psql("SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i "
-                          "WHERE i.indexrelid = to_regclass('mcp_notes.notes_title_trigrams')")
+        index = c.psql("SELECT i.indexrelid::regclass FROM pg_index i "
+                       "WHERE i.indexrelid IN (to_regclass('mcp_notes.notes_title_keys'), "
+                       "to_regclass('mcp_notes.notes_title_trigrams'))")
+        indexdef = c.psql(f"SELECT pg_get_indexdef('{index}'::regclass)") if index else ""
         c.psql_file(f"""
-{'DROP INDEX mcp_notes.notes_title_trigrams;' if indexdef else ''}
+{f'DROP INDEX {index};' if index else ''}
 SELECT mcp_notes.add_workspace({lit(WORKSPACE_SMALL)});
 SELECT mcp_notes.add_workspace({lit(WORKSPACE_BIG)});
 SELECT mcp_notes.grant_workspace({lit(PRINCIPAL)}, {lit(WORKSPACE_SMALL)});
@@ -756,9 +762,15 @@ CHECKPOINT;
                                   "met": grow <= 1.0}
             lines.append(f"{'RSS growth MB, ' + str(m['warm_requests']) + ' -> ' + str(m['total_requests']) + ' requests':<45} "
                          f"{grow:6.2f}{'':17}~0      {'MET' if grow <= 1.0 else 'NOT MET'}")
+        if "search" in r:
+            import search
+            search.summary_rows(r, add)
         checks = []
         for c, v in r.get("flows", {}).items():
             checks.append(v["all_checked"])
+        for v in r.get("search", {}).get("peer", {}).values():
+            if isinstance(v, dict):
+                checks.append(v["all_checked"])
         lines.append(f"every flow checked (deletes == flows == audit rows, no wrong answer): "
                      f"{'yes' if all(checks) else 'NO'}")
         r["summary"] = s
@@ -783,9 +795,10 @@ CHECKPOINT;
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mode", choices=PROFILES, default="quick")
-    ap.add_argument("--only", default="flows,requests,growth,memory,statements")
-    ap.add_argument("--variant", choices=["current", "baseline"], default="current",
-                    help="baseline: the 1.0 candidate search before this work (bench/baseline.sql)")
+    ap.add_argument("--only", default="flows,requests,growth,memory,statements,peer,growth_import,probe,short")
+    ap.add_argument("--variant", choices=["current", "baseline", "before"], default="current",
+                    help="baseline: the 1.0 candidate search (bench/baseline.sql); before: the 1.2 one "
+                         "(bench/before.sql, in the search parts' databases)")
     ap.add_argument("--gateway", default=str(ROOT / "gateway" / "mcp-notes-gateway"))
     ap.add_argument("--lb-mode", choices=["server-close", "keep-alive"], default="server-close")
     ap.add_argument("--levels", help="comma-separated concurrency levels (overrides the profile)")
@@ -820,6 +833,10 @@ def main():
             suite.growth()
         if "memory" in only:
             suite.memory()
+        if only & {"peer", "growth_import", "probe", "short"}:
+            sys.modules.setdefault("run", sys.modules[__name__])     # one module: one _cleanup list
+            import search
+            search.run_parts(suite, only)
     finally:
         suite.close()
     suite.result["seconds"] = round(time.monotonic() - t0, 1)

@@ -101,29 +101,214 @@ COMMENT ON TABLE notes IS 'Notes; a note is in every workspace whose URI contain
 CREATE INDEX notes_uri_bytewise ON notes ((uri COLLATE "C"));
 
 -- Title search is "contains, case-insensitive", which no btree can answer.
--- A GIN index over the title's trigrams (core array_ops, no contrib module
--- needed) finds the few notes whose title has every trigram of the searched
--- text without reading the workspace; strpos() then decides exactly.  See
--- _candidates() and docs/performance.md.
+-- notes_title_keys, a GIN index (core array_ops: no contrib module needed),
+-- holds one key per (folder that contains the note, trigram of its title):
+-- the postings of a key hold only notes inside that folder, so a search in
+-- a workspace reads nothing of the notes outside it, and its latency says
+-- nothing about them.  title_key_counts, kept by triggers, says how many
+-- notes were given each key, so a search looks up the rarest keys of its
+-- text without planner statistics.  The index only narrows: uri_contains()
+-- and strpos() decide.  See _candidates() and docs/performance.md.
+
+-- One pass over the characters (the window functions read each once), so
+-- the cost is linear in the title's length.
 CREATE FUNCTION _title_trigrams(title text) RETURNS text[]
-LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT coalesce(array_agg(s.gram ORDER BY s.i), '{}')
+    FROM (SELECT u.i, u.c || lead(u.c, 1) OVER w || lead(u.c, 2) OVER w AS gram
+          FROM unnest(regexp_split_to_array(lower(title), '')) WITH ORDINALITY AS u(c, i)
+          WINDOW w AS (ORDER BY u.i)) s
+    WHERE s.gram IS NOT NULL
+$$;
+COMMENT ON FUNCTION _title_trigrams(text) IS
+'Internal: the three-character substrings of lower(title), in order (a title that contains a text has all of its trigrams)';
+
+-- A text of three characters or more is looked up by its trigrams; a
+-- shorter one has none, so it stands for itself: it finds the notes whose
+-- whole title it is (case-insensitive), which one key per short title
+-- answers at the cost of any other key.
+CREATE FUNCTION _title_grams(title text) RETURNS text[]
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT CASE WHEN length(lower(title)) < 3 THEN ARRAY[lower(title)]
+                ELSE ARRAY(SELECT DISTINCT g FROM unnest(_title_trigrams(title)) AS g ORDER BY g) END
+$$;
+COMMENT ON FUNCTION _title_grams(text) IS
+'Internal: the distinct trigrams of lower(title), or lower(title) itself when it is shorter than three characters';
+
+-- The keys of a note: a 64-bit hash of (folder, gram), for the root and
+-- each folder above the note down to 16 levels (a deeper workspace is
+-- searched through its ancestor 16 levels down: the same answer, a wider
+-- posting list) and each of _title_grams(title).  Not the note's own URI: a
+-- workspace equal to a note's URI is looked up by URI.  A collision only
+-- lets a note of another folder into a posting list, where uri_contains()
+-- drops it.  In C (src/search.c): every insert computes them twice.
+CREATE FUNCTION _title_keys(uri text, title text) RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'mcp_notes_title_keys'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION _title_keys(text, text) IS
+'Internal: the title index keys of a note: hashtextextended(folder || '' '' || gram, 0) for each folder it is in (root, then 16 levels) and gram of _title_grams(title)';
+
+-- fastupdate = off: a pending list would be scanned linearly by every search
+-- until the next vacuum; notes are added far less often than searched.
+CREATE INDEX notes_title_keys ON notes USING gin (_title_keys(uri, title)) WITH (fastupdate = off);
+
+-- How many notes were given each key (an upper bound: a delete does not
+-- count down, so deletes never contend on these rows).  Split into 8 shards
+-- by note id, so two writers in one folder seldom update the same row.
+CREATE TABLE title_key_counts (
+    title_key  bigint NOT NULL,
+    shard      smallint NOT NULL,
+    notes      bigint NOT NULL,
+    PRIMARY KEY (title_key, shard)
+);
+COMMENT ON TABLE title_key_counts IS
+'Title search: how many notes were given each title key (per shard; never counted down), kept by triggers on notes';
+
+-- Counting at commit, once per key and transaction: a row updated many
+-- times in one transaction leaves a chain of versions that each later
+-- update walks, so counting each note as it comes would make a bulk import
+-- in one transaction quadratic.  Each written note's keys are appended to a
+-- temporary table (this session's, invisible to others, outside the
+-- serializable checks), and the first of the deferred triggers at commit
+-- adds them up into title_key_counts.  Both run as the extension's owner:
+-- a deferred trigger fires at COMMIT, after the SECURITY DEFINER entry
+-- point has returned, as the gateway role, which may not touch the counts.
+CREATE FUNCTION _note_title_keys_written() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    IF to_regclass('pg_temp.title_keys_written') IS NULL THEN
+        CREATE TEMPORARY TABLE title_keys_written (title_key bigint NOT NULL, shard smallint NOT NULL);
+    END IF;
+    INSERT INTO pg_temp.title_keys_written (title_key, shard)
+    SELECT k.key, (hashtext(NEW.note_id) & 7)::smallint FROM unnest(_title_keys(NEW.uri, NEW.title)) AS k(key);
+    RETURN NULL;
+END;
+$$;
+COMMENT ON FUNCTION _note_title_keys_written() IS
+'Internal: trigger that notes the title keys of a written note (inserted, or URI or title changed) for _count_title_keys at commit';
+
+CREATE FUNCTION _count_title_keys() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    IF to_regclass('pg_temp.title_keys_written') IS NULL THEN
+        RETURN NULL;
+    END IF;
+    -- keys in order: two writers lock shared rows in the same order
+    INSERT INTO title_key_counts AS c (title_key, shard, notes)
+    SELECT w.title_key, w.shard, count(*) FROM pg_temp.title_keys_written w
+    GROUP BY 1, 2 ORDER BY 1, 2
+    ON CONFLICT (title_key, shard) DO UPDATE SET notes = c.notes + excluded.notes;
+    -- TRUNCATE, not DELETE: the deferred triggers after this one scan the
+    -- table again, and deleted rows would stay in it until commit
+    TRUNCATE pg_temp.title_keys_written;
+    RETURN NULL;
+END;
+$$;
+COMMENT ON FUNCTION _count_title_keys() IS
+'Internal: deferred trigger: adds the title keys this transaction wrote (_note_title_keys_written) to title_key_counts, once per key';
+CREATE TRIGGER notes_title_keys_added AFTER INSERT ON notes
+    FOR EACH ROW EXECUTE FUNCTION _note_title_keys_written();
+CREATE TRIGGER notes_title_keys_changed AFTER UPDATE OF uri, title ON notes
+    FOR EACH ROW WHEN (OLD.uri IS DISTINCT FROM NEW.uri OR OLD.title IS DISTINCT FROM NEW.title)
+    EXECUTE FUNCTION _note_title_keys_written();
+CREATE CONSTRAINT TRIGGER notes_title_keys_counted AFTER INSERT OR UPDATE OF uri, title ON notes
+    DEFERRABLE INITIALLY DEFERRED
+    FOR EACH ROW EXECUTE FUNCTION _count_title_keys();
+-- also where the notes arrive by logical replication (a second count only
+-- overstates)
+ALTER TABLE notes ENABLE ALWAYS TRIGGER notes_title_keys_added;
+ALTER TABLE notes ENABLE ALWAYS TRIGGER notes_title_keys_changed;
+ALTER TABLE notes ENABLE ALWAYS TRIGGER notes_title_keys_counted;
+
+-- Recounting from the notes themselves: the upgrade's back-fill, the end of
+-- a bulk load made with the counting trigger disabled (much faster), and a
+-- way to bring the counts down after many deletes (never needed for answers).
+CREATE FUNCTION recount_title_keys() RETURNS bigint
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
-    t text := lower(title);
-    grams text[] := '{}';
+    keys bigint;
 BEGIN
-    FOR i IN 1 .. length(t) - 2 LOOP
-        grams := grams || substr(t, i, 3);
-    END LOOP;
-    RETURN grams;
+    LOCK TABLE notes IN SHARE MODE;
+    DELETE FROM title_key_counts;
+    INSERT INTO title_key_counts (title_key, shard, notes)
+    SELECT k.key, (hashtext(n.note_id) & 7)::smallint, count(*)
+    FROM notes n, unnest(_title_keys(n.uri, n.title)) AS k(key)
+    GROUP BY 1, 2;
+    GET DIAGNOSTICS keys = ROW_COUNT;
+    RETURN keys;
 END;
 $$;
-COMMENT ON FUNCTION _title_trigrams(text) IS
-'Internal: the three-character substrings of lower(title), for the title index (a title that contains a text has all of its trigrams)';
--- fastupdate = off: a pending list would be scanned linearly by every search
--- until the next vacuum; notes are added far less often than searched.
-CREATE INDEX notes_title_trigrams ON notes USING gin (_title_trigrams(title)) WITH (fastupdate = off);
+COMMENT ON FUNCTION recount_title_keys() IS
+'Recounts title_key_counts from the notes (after many deletes the counts only overstate); returns the number of count rows';
+
+-- Limits on what a note holds, in one place for every write path (add_note,
+-- the notes tools); the trigger notes_size applies them to any other
+-- writer.  22001 string_data_right_truncation, with the limit.
+CREATE FUNCTION _check_note_title(title text) RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    IF title IS NULL OR btrim(title) = '' THEN
+        RAISE EXCEPTION 'note title must not be empty' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF length(title) > 500 THEN
+        RAISE EXCEPTION 'note title is too long'
+            USING ERRCODE = 'string_data_right_truncation',
+                  DETAIL = format('A title has at most 500 characters; this one has %s.', length(title));
+    END IF;
+END;
+$$;
+COMMENT ON FUNCTION _check_note_title(text) IS
+'Internal: raises 22023 for an empty or blank note title, 22001 for one longer than 500 characters';
+
+CREATE FUNCTION _check_note_body(body text) RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    IF octet_length(body) > 1048576 THEN
+        RAISE EXCEPTION 'note body is too long'
+            USING ERRCODE = 'string_data_right_truncation',
+                  DETAIL = format('A body has at most 1048576 bytes (1 MiB) in UTF-8; this one has %s.', octet_length(body));
+    END IF;
+END;
+$$;
+COMMENT ON FUNCTION _check_note_body(text) IS
+'Internal: raises 22001 for a note body longer than 1048576 bytes (1 MiB); NULL passes (it means an empty body)';
+
+-- Any other writer of notes meets the same limits, but only for a title or
+-- body it writes: a note written before the limits keeps its title and body
+-- and can still be moved.
+CREATE FUNCTION _check_note_size() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    IF TG_OP = 'INSERT' OR NEW.title IS DISTINCT FROM OLD.title THEN
+        PERFORM _check_note_title(NEW.title);
+    END IF;
+    IF TG_OP = 'INSERT' OR NEW.body IS DISTINCT FROM OLD.body THEN
+        PERFORM _check_note_body(NEW.body);
+    END IF;
+    RETURN NEW;
+END;
+$$;
+COMMENT ON FUNCTION _check_note_size() IS
+'Internal: trigger that applies _check_note_title and _check_note_body to a title or body being written';
+CREATE TRIGGER notes_size BEFORE INSERT OR UPDATE OF title, body ON notes
+    FOR EACH ROW EXECUTE FUNCTION _check_note_size();
+ALTER TABLE notes ENABLE ALWAYS TRIGGER notes_size;
 
 CREATE TABLE state_keys (
     key_id      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -378,16 +563,16 @@ DECLARE
     normalized text := _normalize_or_raise(uri, 'note');
     id text;
 BEGIN
-    IF title IS NULL OR btrim(title) = '' THEN
-        RAISE EXCEPTION 'note title must not be empty' USING ERRCODE = 'invalid_parameter_value';
-    END IF;
+    PERFORM _check_note_title(title);
+    PERFORM _check_note_body(body);
     INSERT INTO notes (uri, title, body)
     VALUES (normalized, add_note.title, coalesce(body, ''))
     RETURNING note_id INTO id;
     RETURN id;
 END;
 $$;
-COMMENT ON FUNCTION add_note(text, text, text) IS 'Creates a note at a file: URI; returns its id';
+COMMENT ON FUNCTION add_note(text, text, text) IS
+'Creates a note at a file: URI; returns its id.  Title 1 to 500 characters, not blank; body at most 1 MiB (22001 beyond)';
 
 CREATE FUNCTION move_note(note_id text, new_uri text) RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER
@@ -623,124 +808,62 @@ COMMENT ON FUNCTION tool_descriptors() IS 'The tools/list descriptors from the t
 -- The notes_delete tool
 -------------------------------------------------------------------------------
 
--- Which trigrams of a searched text to look up in notes_title_trigrams.  A
--- frequent trigram ("the", " #0") costs a long posting list and narrows
--- little: with a million notes, looking up all 23 trigrams of a title takes
--- ~9 ms, its three rarest ~0.5 ms.  So on a large table the keys are the
--- trigrams rarer than 1% by the index's statistics (most_common_elems, a
--- sorted array: width_bucket() is a binary search), at least the three
--- rarest, at most eight; the rest are checked by strpos() on the few rows
--- found.  Small tables, texts with few trigrams and tables never analyzed
--- use every trigram.  Any subset of the text's trigrams is a necessary
--- condition, so the choice changes speed, never the answer.
-CREATE FUNCTION _title_search_keys(title_text text) RETURNS text[]
-LANGUAGE plpgsql STABLE
-SET search_path = mcp_notes, pg_temp
-AS $$
-DECLARE
-    grams text[] := ARRAY(SELECT DISTINCT g FROM unnest(_title_trigrams(title_text)) AS g);
-    table_rows real;
-    elems text[];
-    freqs real[];
-    ranked text[];
-    rare text[];
-BEGIN
-    IF cardinality(grams) <= 3 THEN
-        RETURN grams;
-    END IF;
-    SELECT c.reltuples INTO table_rows FROM pg_class c WHERE c.oid = 'mcp_notes.notes'::regclass;
-    IF table_rows < 100000 THEN
-        RETURN grams;
-    END IF;
-    -- pg_statistic slot of kind 4 (STATISTIC_KIND_MCELEM) of the index expression
-    SELECT CASE 4 WHEN st.stakind1 THEN st.stavalues1 WHEN st.stakind2 THEN st.stavalues2
-                  WHEN st.stakind3 THEN st.stavalues3 WHEN st.stakind4 THEN st.stavalues4
-                  WHEN st.stakind5 THEN st.stavalues5 END::text::text[],
-           CASE 4 WHEN st.stakind1 THEN st.stanumbers1 WHEN st.stakind2 THEN st.stanumbers2
-                  WHEN st.stakind3 THEN st.stanumbers3 WHEN st.stakind4 THEN st.stanumbers4
-                  WHEN st.stakind5 THEN st.stanumbers5 END
-      INTO elems, freqs
-    FROM pg_statistic st
-    WHERE st.starelid = 'mcp_notes.notes_title_trigrams'::regclass AND st.staattnum = 1
-      AND NOT st.stainherit;
-    IF elems IS NULL THEN
-        RETURN grams;
-    END IF;
-    SELECT array_agg(x.g ORDER BY x.f, x.g), array_agg(x.g ORDER BY x.f, x.g) FILTER (WHERE x.f < 0.01)
-      INTO ranked, rare
-    FROM (SELECT u.g, CASE WHEN elems[u.i] = u.g THEN freqs[u.i] ELSE 0 END AS f
-          FROM (SELECT g, width_bucket(g, elems) AS i FROM unnest(grams) AS g) u) x;
-    IF cardinality(rare) >= 3 THEN
-        RETURN rare[1:8];
-    END IF;
-    RETURN ranked[1:3];
-END;
-$$;
-COMMENT ON FUNCTION _title_search_keys(text) IS
-'Internal: the trigrams of a searched title to look up in notes_title_trigrams (the rarest, by statistics, on a large table)';
-
 -- Candidate notes: inside the workspace by whole components, title contains
--- the text (uri_contains() and strpos() decide; the indexes only narrow).
--- Two ways to find them, chosen by the size of the workspace:
---  - a small workspace (the planner expects fewer than small_workspace notes
---    in its range) is read through its range of notes_uri_bytewise: cost
---    bounded by its size, whatever the title;
---  - a larger one is searched through notes_title_trigrams: cost grows with
---    the notes (anywhere) that have the text's rarest trigrams, not with the
---    workspace, and the serializable transaction reads (and predicate-locks)
---    only those rows instead of the whole workspace.  A text shorter than
---    three characters has no trigram and always takes the range.
--- The size comes from the planner's statistics (EXPLAIN, about 40 us), not
--- from counting rows, which would predicate-lock them.  With stale
--- statistics a grown workspace may take the range: slower, still right.
--- Each search is a MATERIALIZED CTE, planned for all its rows: a LIMIT in
--- the same query level would tempt the planner into "scan in some order
+-- the text (uri_contains() and strpos() decide; the index only narrows).  A
+-- text shorter than three characters finds the notes whose whole title it
+-- is (_title_grams).  The keys looked up are the text's three rarest in the
+-- workspace's folder by title_key_counts, so the cost follows the notes
+-- inside the workspace that have them, whatever the rest of the table holds
+-- and whether or not it was ever analyzed; it is at most the workspace's
+-- own posting lists, and stops at max_rows rows.  The planner is left no
+-- plan but the bitmap scan of notes_title_keys (no sequential or plain
+-- index scan), since without statistics it might guess "scan in some order
 -- until max_rows match", a full scan when few match.  Which max_rows rows
 -- come back is unspecified: the caller only asks whether there are more
 -- than it can offer, and sorts what it keeps.
 CREATE FUNCTION _candidates(workspace text, title_text text, max_rows integer) RETURNS SETOF notes
-LANGUAGE plpgsql VOLATILE
+LANGUAGE plpgsql STABLE
 SET search_path = mcp_notes, pg_temp
+SET enable_seqscan = off
+SET enable_indexscan = off
 AS $$
 DECLARE
-    small_workspace constant integer := 2000;
-    prefix text := CASE WHEN right(workspace, 1) = '/' THEN workspace ELSE workspace || '/' END;
-    keys text[];
-    plan json;
-    expected bigint := 0;
+    short constant boolean := length(lower(title_text)) < 3;
+    folder text;
+    parts text[];
+    scope text;
+    keys bigint[];
 BEGIN
-    IF length(lower(title_text)) >= 3 THEN
-        -- EXPLAIN is why this function is VOLATILE
-        EXECUTE 'EXPLAIN (FORMAT JSON) SELECT 1 FROM mcp_notes.notes n '
-                'WHERE n.uri COLLATE "C" >= $1 AND n.uri COLLATE "C" < $2'
-            INTO plan USING prefix, left(prefix, -1) || '0';
-        expected := (plan -> 0 -> 'Plan' ->> 'Plan Rows')::numeric;
+    IF _uri_problem(workspace) IS NOT NULL THEN
+        RETURN;     -- uri_contains() is false for every note
     END IF;
-    IF expected < small_workspace THEN
-        RETURN QUERY
-        WITH found AS MATERIALIZED (
-            SELECT n.*
-            FROM notes n
-            WHERE (n.uri = workspace
-                   OR (n.uri COLLATE "C" >= prefix AND n.uri COLLATE "C" < left(prefix, -1) || '0'))
-              AND uri_contains(workspace, n.uri)
-              AND strpos(lower(n.title), lower(title_text)) > 0)
-        SELECT * FROM found LIMIT max_rows;
-    ELSE
-        keys := _title_search_keys(title_text);
-        RETURN QUERY
-        WITH found AS MATERIALIZED (
-            SELECT n.*
-            FROM notes n
-            WHERE _title_trigrams(n.title) @> keys
-              AND uri_contains(workspace, n.uri)
-              AND strpos(lower(n.title), lower(title_text)) > 0)
-        SELECT * FROM found LIMIT max_rows;
-    END IF;
+    folder := normalize_uri(workspace);
+    parts := string_to_array(substr(folder, 9), '/');
+    scope := CASE WHEN cardinality(parts) <= 16 THEN folder
+                  ELSE 'file:///' || array_to_string(parts[1:16], '/') END;
+    SELECT array_agg(r.key ORDER BY r.notes, r.key) INTO keys
+    FROM (SELECT k.key, (SELECT coalesce(sum(c.notes), 0) FROM title_key_counts c
+                         WHERE c.title_key = k.key) AS notes
+          FROM unnest(_title_grams(title_text)) AS g(gram),
+               LATERAL (SELECT hashtextextended(scope || ' ' || g.gram, 0)) AS k(key)) r;
+    RETURN QUERY
+    SELECT n.* FROM notes n
+    WHERE n.uri = folder
+      AND CASE WHEN short THEN lower(n.title) = lower(title_text)
+               ELSE strpos(lower(n.title), lower(title_text)) > 0 END
+    UNION ALL
+    (SELECT n.* FROM notes n
+     WHERE _title_keys(n.uri, n.title) @> keys[1:3]
+       AND n.uri <> folder
+       AND uri_contains(workspace, n.uri)
+       AND CASE WHEN short THEN lower(n.title) = lower(title_text)
+                ELSE strpos(lower(n.title), lower(title_text)) > 0 END
+     LIMIT max_rows)
+    LIMIT max_rows;
 END;
 $$;
 COMMENT ON FUNCTION _candidates(text, text, integer) IS
-'Internal: up to max_rows notes inside a workspace whose title contains the text (through the title trigram index unless the workspace is small)';
+'Internal: up to max_rows notes inside a workspace whose title contains the text (equals it, below three characters), through the workspace''s own title keys';
 
 -- What a form showed of a note, as a digest: its id, URI, title and
 -- version (updated_at, as epoch seconds, which no session setting changes).
@@ -985,6 +1108,11 @@ BEGIN
     -- One read: the form and the digests the state binds come from the same rows.
     SELECT array_agg(c ORDER BY c.uri, c.note_id) INTO found
     FROM _candidates(workspace, title_text, max_candidates + 1) c;
+    IF found IS NULL AND length(lower(title_text)) < 3 THEN
+        RETURN _tool_result(format('No note in %s has the title "%s". A text shorter than 3 characters finds only '
+                                   'notes whose whole title it is: give at least 3 characters of the title.',
+                                   workspace, _printable(title_text)), NULL, true);
+    END IF;
     IF found IS NULL THEN
         RETURN _tool_result(format('No note in %s has a title containing "%s".', workspace, _printable(title_text)),
                             NULL, true);
@@ -1364,16 +1492,29 @@ SELECT pg_catalog.pg_extension_config_dump(pg_catalog.pg_get_serial_sequence('mc
 -- The one place that says how large a title and a body may be (the search
 -- branch's _check_note_title/_check_note_body can take its place).
 CREATE FUNCTION _note_limits_problem(title text, body text) RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = mcp_notes, pg_temp
 AS $$
-    SELECT CASE
-        WHEN length(title) > 200 THEN 'title is longer than 200 characters.'
-        WHEN length(body) > 100000 THEN 'body is longer than 100000 characters.'
-    END
+DECLARE
+    message text;
+    detail text;
+BEGIN
+    -- The limits live in _check_note_title/_check_note_body only; a tool
+    -- turns their error into a sentence a model can act on.
+    IF title IS NOT NULL THEN
+        PERFORM _check_note_title(title);
+    END IF;
+    IF body IS NOT NULL THEN
+        PERFORM _check_note_body(body);
+    END IF;
+    RETURN NULL;
+EXCEPTION WHEN invalid_parameter_value OR string_data_right_truncation THEN
+    GET STACKED DIAGNOSTICS message = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
+    RETURN message || coalesce(': ' || nullif(detail, ''), '.');
+END;
 $$;
 COMMENT ON FUNCTION _note_limits_problem(text, text) IS
-'Internal: NULL when a title and a body (either may be NULL: not given) are within the size limits, else the sentence saying which is too long';
+'Internal: NULL when a title and a body (either may be NULL: not given) pass _check_note_title and _check_note_body, else the sentence saying what is wrong';
 
 -- A note's version as the tools show it: UTC, microseconds, so two
 -- versions never look alike and the text compares exactly.
@@ -1827,8 +1968,8 @@ FROM (SELECT '{"type": "string", "format": "uri", "maxLength": 4096,
     "properties": {
       "uri": {"type": "string", "format": "uri", "maxLength": 4096,
               "description": "file: URI of the new note, below workspaceUri, e.g. file:///work/notes/ideas.md"},
-      "title": {"type": "string", "minLength": 1, "maxLength": 200, "description": "The note''s title"},
-      "body": {"type": "string", "maxLength": 100000, "description": "The note''s text (default empty)"}
+      "title": {"type": "string", "minLength": 1, "maxLength": 500, "description": "The note''s title"},
+      "body": {"type": "string", "maxLength": 1048576, "description": "The note''s text (default empty; at most 1 MiB in UTF-8)"}
     },
     "required": ["workspaceUri", "uri", "title"],
     "additionalProperties": false
@@ -1872,8 +2013,8 @@ FROM (SELECT '{"type": "string", "format": "uri", "maxLength": 4096,
     "type": "object",
     "properties": {
       "noteId": {"type": "string", "maxLength": 100, "description": "The note''s id"},
-      "title": {"type": "string", "minLength": 1, "maxLength": 200, "description": "The new title"},
-      "body": {"type": "string", "maxLength": 100000, "description": "The new body (replaces the whole text)"},
+      "title": {"type": "string", "minLength": 1, "maxLength": 500, "description": "The new title"},
+      "body": {"type": "string", "maxLength": 1048576, "description": "The new body (replaces the whole text; at most 1 MiB in UTF-8)"},
       "expectedUpdatedAt": {"type": "string", "format": "date-time",
                             "description": "The note''s updatedAt exactly as notes_read or notes_list returned it; the update is refused if the note changed since"}
     },
@@ -3199,24 +3340,29 @@ COMMENT ON FUNCTION _grant_legacy_sessions(regrole, boolean) IS
 -- Privileges
 -------------------------------------------------------------------------------
 
--- The settings of a gateway role: every call serializable; a transaction
--- left open (which the entry points refuse to act in anyway) cut off after
--- 10 s; and no bind parameter in the server log, since $1 of handle() and
--- call_tool() is a bearer token and $2 carries requestState and clientInfo.
--- The log settings are superuser-only, so the role cannot undo them.
+-- The settings of a gateway role: every call serializable; no statement
+-- longer than mcp_notes.gateway_statement_timeout (default 5s; read when
+-- grant_gateway runs), so no request holds a backend for long (the gateway
+-- answers 57014 with a retryable 503); a transaction left open (which the
+-- entry points refuse to act in anyway) cut off after 10 s; and no bind
+-- parameter in the server log, since $1 of handle() and call_tool() is a
+-- bearer token and $2 carries requestState and clientInfo.  The log
+-- settings are superuser-only, so the role cannot undo them.
 CREATE FUNCTION _gateway_role_settings(role regrole) RETURNS void
 LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 BEGIN
     EXECUTE format('ALTER ROLE %s SET default_transaction_isolation = %L', role, 'serializable');
+    EXECUTE format('ALTER ROLE %s SET statement_timeout = %L', role,
+                   coalesce(nullif(current_setting('mcp_notes.gateway_statement_timeout', true), ''), '5s'));
     EXECUTE format('ALTER ROLE %s SET idle_in_transaction_session_timeout = %L', role, '10s');
     EXECUTE format('ALTER ROLE %s SET log_parameter_max_length = 0', role);
     EXECUTE format('ALTER ROLE %s SET log_parameter_max_length_on_error = 0', role);
 END;
 $$;
 COMMENT ON FUNCTION _gateway_role_settings(regrole) IS
-'Internal: a gateway role''s settings: serializable, idle_in_transaction_session_timeout 10s, no bind parameters in the server log';
+'Internal: a gateway role''s settings: serializable, statement_timeout from mcp_notes.gateway_statement_timeout (default 5s), idle_in_transaction_session_timeout 10s, no bind parameters in the server log';
 
 -- tool_descriptors and call_tool stay granted for gateways of 1.1 during an
 -- upgrade of the fleet.

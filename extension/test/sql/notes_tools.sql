@@ -93,9 +93,9 @@ FROM unnest(ARRAY['{"workspaceUri": "file:///work/notes", "uri": "file:///work/n
                   '[]', '"x"']::jsonb[]) a;
 SELECT t.show(t.tool('alice', 'notes_create', NULL));
 -- size limits (_note_limits_problem)
-SELECT t.show(t.create('alice', 'file:///work/notes/big.md', repeat('t', 201)));
-SELECT t.show(t.create('alice', 'file:///work/notes/big.md', 'Big', repeat('b', 100001)));
-SELECT t.show(t.create('alice', 'file:///work/notes/big.md', repeat('t', 200), repeat('b', 100000)));
+SELECT t.show(t.create('alice', 'file:///work/notes/big.md', repeat('t', 501)));
+SELECT t.show(t.create('alice', 'file:///work/notes/big.md', 'Big', repeat('b', 1048577)));
+SELECT t.show(t.create('alice', 'file:///work/notes/big.md', repeat('t', 500), repeat('é', 524288)));
 -- a write outside a serializable transaction is refused before it writes
 \set VERBOSITY terse
 BEGIN ISOLATION LEVEL READ COMMITTED;
@@ -170,7 +170,7 @@ SELECT t.version(:'a_id') = :'v3' AS not_written;
 -- refusals
 SELECT t.show(t.update('alice', :'a_id', NULL, NULL));
 SELECT t.show(t.update('alice', :'a_id', '', NULL));
-SELECT t.show(t.update('alice', :'a_id', repeat('t', 201), NULL));
+SELECT t.show(t.update('alice', :'a_id', repeat('t', 501), NULL));
 SELECT t.show(t.update('alice', :'evil_id', 'Mine now', NULL));
 SELECT t.show(t.update('alice', 'no-such-id', 'Mine now', NULL));
 SELECT t.show(t.update('alice', :'evil_id', 'Mine now', NULL, NULL, 'file:///work/notes-evil'));

@@ -93,7 +93,7 @@ FROM (VALUES
     ('title, not granted', jsonb_build_object('workspaceUri', 'file:///t/rp-evil', 'title', 'secret')),
     ('traversal', jsonb_build_object('workspaceUri', 'file:///t/rp/../rp-evil', 'title', 'secret')),
     ('no such title', jsonb_build_object('workspaceUri', 'file:///t/rp', 'title', 'no such')),
-    ('two titles match', jsonb_build_object('workspaceUri', 'file:///t/rp', 'title', 'a')),
+    ('two titles match', jsonb_build_object('workspaceUri', 'file:///t/rp', 'title', 'n10')),
     ('neither noteId nor title', jsonb_build_object('workspaceUri', 'file:///t/rp')),
     ('a number', jsonb_build_object('workspaceUri', 'file:///t/rp', 'noteId', 5))) c(label, a);
 SELECT t.rp('rita', 'prompts/get', '{"name": "nope"}') -> 'error' AS unknown_prompt,
