@@ -1734,8 +1734,11 @@ AS $$
             'prompts', CASE WHEN EXISTS (SELECT 1 FROM prompts) THEN '{}'::jsonb END,
             'completions', CASE WHEN EXISTS (SELECT 1 FROM prompts) OR EXISTS (SELECT 1 FROM resource_kinds)
                                 THEN '{}'::jsonb END)),
-        'instructions', 'Notes server. notes_delete deletes one note by title inside a workspace you name '
-                        'explicitly (workspaceUri, a file: URI you were granted). It always asks the user to '
+        'instructions', 'Notes server. Every tool works inside a workspace you name explicitly (workspaceUri, '
+                        'a file: URI you were granted). notes_list and notes_search find notes and their '
+                        'noteId, notes_read reads one, notes_create and notes_update write (pass '
+                        'expectedUpdatedAt to refuse overwriting a change you have not seen). '
+                        'notes_delete deletes one note by title; it always asks the user to '
                         'pick and confirm the note through a form elicitation (declare '
                         'clientCapabilities.elicitation) and then expects the same call again with '
                         'inputResponses.delete_choice and the exact requestState. The notes you may read are '
@@ -2109,7 +2112,7 @@ BEGIN
 END;
 $$;
 COMMENT ON FUNCTION legacy_answer(text, text, jsonb) IS
-'A legacy-era clients JSON-RPC response to a server request: stored for its sessions pending request and notified on mcp_notes_legacy; {"pendingId"} or an error outcome';
+'A legacy-era client''s JSON-RPC response to a server request: stored on its session''s pending request and notified on mcp_notes_legacy; {"pendingId"} or an error outcome';
 
 CREATE FUNCTION legacy_answer_as(principal text, session_id text, response jsonb) RETURNS jsonb
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER
