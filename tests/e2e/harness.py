@@ -187,6 +187,20 @@ class Gateway:
     def log(self):
         return pathlib.Path(self.log_file.name).read_text(errors="replace")
 
+    def settled_log(self, timeout=5.0):
+        """The log once it ends with a whole line and stops growing for 0.2 s
+        (a gateway's stderr may pass through a pipe, e.g. the sanitizer
+        wrapper's tee, so its last lines can land after the process ended)."""
+        deadline = time.monotonic() + timeout
+        text = self.log()
+        while time.monotonic() < deadline:
+            time.sleep(0.2)
+            again = self.log()
+            if again == text and (not text or text.endswith("\n")):
+                break
+            text = again
+        return text
+
     def log_lines(self):
         lines = []
         for text in self.log().splitlines():

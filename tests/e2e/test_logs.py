@@ -30,7 +30,7 @@ class JsonLinesTest(GatewayTestCase):
 
     def assertAllJson(self, gw):
         self.assertEqual(gw.stop(), 0, gw.log())
-        text = gw.log()
+        text = gw.settled_log()
         self.assertTrue(text.strip(), "no log lines at all")
         for line in text.splitlines():
             try:

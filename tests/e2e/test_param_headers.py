@@ -13,7 +13,7 @@ import pathlib
 import subprocess
 import unittest
 
-from tests.e2e.harness import PROTOCOL_VERSION, WORKSPACE, GatewayTestCase, Response, meta
+from tests.e2e.harness import PROTOCOL_VERSION, WORKSPACE, GatewayTestCase, Response, meta, wait_until
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TOOL = "test_param_headers"
@@ -170,8 +170,11 @@ class ParamHeaderTest(GatewayTestCase):
 
     def test_a_refusal_is_logged_as_a_header_mismatch(self):
         self.call({"region": "a"}, {"Mcp-Param-Region": "b"}, id=1)
-        lines = [line for line in self.gw.log_lines() if line.get("tool") == TOOL and line.get("code") == -32020]
-        self.assertTrue(lines, self.gw.log()[-2000:])
+
+        def refusals():
+            return [line for line in self.gw.log_lines() if line.get("tool") == TOOL and line.get("code") == -32020]
+        # the request's log line is written after its response
+        self.assertTrue(wait_until(refusals, 5), self.gw.log()[-2000:])
         self.assertNotIn('"b"', self.gw.log())   # the header's value is not logged
 
 
