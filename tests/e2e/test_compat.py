@@ -1,8 +1,9 @@
 """An upgrade must not break a running fleet mid-rollout.
 
-- The PREVIOUS gateway (the last released commit, 9a4f2c5, built from git)
-  runs a whole notes_delete flow against extension 1.2: 1.2 keeps the 1.1
-  entry points (call_tool, tool_descriptors) with their 1.1 answers.
+- The released gateways, built from git (1.0.0 at 9a4f2c5, which speaks the
+  1.1 entry points call_tool and tool_descriptors; 2.0.0 at 367b206, which
+  speaks contract 2), each run a whole notes_delete flow against the current
+  extension: it keeps the entry points of the versions before it.
 - THIS gateway in front of an extension that is still 1.1 refuses clearly:
   /readyz 503, one log line naming what it found and what it needs, and 503
   -32603 for requests; after ALTER EXTENSION mcp_notes UPDATE it serves
@@ -16,11 +17,8 @@ import tempfile
 from .harness import (EXTENSION_VERSION, ROOT, WORKSPACE, Database, Gateway, GatewayTestCase, accept, form_of,
                       require_environment, unique_title, wait_until)
 
-PREVIOUS_RELEASE = "9a4f2c5"
-
-
-def build_previous_gateway(tmp):
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", PREVIOUS_RELEASE, "gateway"],
+def build_previous_gateway(tmp, release):
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", release, "gateway"],
                              capture_output=True, check=True).stdout
     subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
     subprocess.run(["make", "-s", "-C", str(tmp / "gateway")], check=True, capture_output=True, text=True)
@@ -28,14 +26,15 @@ def build_previous_gateway(tmp):
 
 
 class PreviousGatewayTest(GatewayTestCase):
-    """The released gateway against extension 1.2."""
+    """The released gateway 1.0.0 against the current extension."""
+    RELEASE, VERSION = "9a4f2c5", "1.0.0"
 
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
         cls.tmp = pathlib.Path(tempfile.mkdtemp(prefix="mcp-notes-prev-gw-"))
         cls.addClassCleanup(shutil.rmtree, cls.tmp, True)
-        cls.binary = build_previous_gateway(cls.tmp)
+        cls.binary = build_previous_gateway(cls.tmp, cls.RELEASE)
         cls.gw = cls.start_class_gateway(binary=cls.binary)
 
     def test_extension_is_current(self):
@@ -43,7 +42,7 @@ class PreviousGatewayTest(GatewayTestCase):
 
     def test_previous_gateway_is_the_release(self):
         listening = [l for l in self.gw.log_lines() if l.get("event") == "listening"][0]
-        self.assertEqual(listening["version"], "1.0.0")
+        self.assertEqual(listening["version"], self.VERSION)
 
     def test_full_delete_flow(self):
         self.assertEqual(self.gw.get("/readyz").status, 200)
@@ -61,6 +60,12 @@ class PreviousGatewayTest(GatewayTestCase):
         replay = self.gw.call_delete(self.token, WORKSPACE, title, id=4, responses=accept(note), state=state)
         self.assertRpcError(replay, -32602, 200, id=4)
         self.assertEqual(replay.error["data"]["reason"], "state_already_used")
+
+
+class Gateway200Test(PreviousGatewayTest):
+    """The released gateway 2.0.0 (contract 2) against the current extension:
+    extension first, then the gateways one at a time."""
+    RELEASE, VERSION = "367b206", "2.0.0"
 
 
 class NewGatewayOldExtensionTest(GatewayTestCase):
