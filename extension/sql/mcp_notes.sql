@@ -198,7 +198,14 @@ LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = mcp_notes, pg_temp
 AS $$
 BEGIN
+    -- One event per written row fires at commit; the first adds up every
+    -- row and truncates, the others find the table empty and stop here
+    -- (before a TRUNCATE, whose check of pending trigger events would make
+    -- a commit of n rows cost n squared).
     IF to_regclass('pg_temp.title_keys_written') IS NULL THEN
+        RETURN NULL;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_temp.title_keys_written) THEN
         RETURN NULL;
     END IF;
     -- keys in order: two writers lock shared rows in the same order
