@@ -5,3 +5,13 @@
 -- here is only what src/ cannot say: new tables and columns (the same as in
 -- tables/), dropped or re-typed functions, changed triggers and data
 -- migrations.  Each change of the release has its own section.
+
+-------------------------------------------------------------------------------
+-- harden: one argument checker, one opener of sealed tokens (issue 19.3)
+-------------------------------------------------------------------------------
+
+-- The notes tools' and notes_delete's argument checks take the request and
+-- read the tool's registered inputSchema (_tool_arguments) instead of lists
+-- of names; the new signatures are created by src/.
+DROP FUNCTION _notes_arguments(text, text, jsonb, text[], text[]);
+DROP FUNCTION _delete_arguments(jsonb);
