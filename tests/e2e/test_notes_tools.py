@@ -1,5 +1,5 @@
 """The notes tools (notes_create, notes_read, notes_update, notes_list,
-notes_search) through real gateways over real HTTP, as curl
+notes_search, notes_move) through real gateways over real HTTP, as curl
 sends them: results, refusals as tool errors, containment, cursors, the
 audit, two gateways updating one note from the same version, the lengths
 the inputSchemas declare, and titles printable wherever they label a
@@ -11,7 +11,7 @@ import uuid
 
 from .harness import EVIL_WORKSPACE, WORKSPACE, GatewayTestCase, lit
 
-TOOLS = ("notes_create", "notes_read", "notes_update", "notes_list", "notes_search")
+TOOLS = ("notes_create", "notes_read", "notes_update", "notes_list", "notes_search", "notes_move")
 # Characters that would not show as themselves in a dialog or a terminal.
 INVISIBLE = re.compile("[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
 
@@ -74,6 +74,8 @@ class NotesToolsTest(GatewayTestCase):
         self.assertTrue(tools["notes_search"]["annotations"]["readOnlyHint"])
         self.assertFalse(tools["notes_create"]["annotations"]["destructiveHint"])
         self.assertTrue(tools["notes_update"]["annotations"]["destructiveHint"])
+        self.assertTrue(tools["notes_move"]["annotations"]["destructiveHint"])
+        self.assertFalse(tools["notes_move"]["annotations"]["readOnlyHint"])
 
     # ---- the whole life of a note ----
 
@@ -280,6 +282,33 @@ class NotesToolsTest(GatewayTestCase):
         self.assertEqual(self.ok("notes_read", {"workspaceUri": folder, "noteId": note_id})["title"], title)
         audited = self.db.sql("SELECT string_agg(title, '|') FROM mcp_notes.change_audit WHERE note_id = " + lit(note_id))
         self.assertEqual(audited, shown["title"])
+
+    # ---- notes_move ----
+
+    def test_move_inside_the_workspace_only_and_audited(self):
+        folder = self.folder()
+        note_id = self.create(f"{folder}/draft.md", "Movable")["noteId"]
+        self.create(f"{folder}/taken.md", "Taken")
+        v0 = self.ok("notes_read", {"workspaceUri": WORKSPACE, "noteId": note_id})["updatedAt"]
+        moved = self.ok("notes_move", {"workspaceUri": WORKSPACE, "noteId": note_id, "uri": f"{folder}/done/final.md",
+                                       "expectedUpdatedAt": v0})
+        self.assertEqual(moved["uri"], f"{folder}/done/final.md")
+        self.assertGreater(moved["updatedAt"], v0)
+        self.assertEqual(self.ok("notes_read", {"workspaceUri": folder, "noteId": note_id})["uri"], moved["uri"])
+        for target in (f"{folder}/taken.md", EVIL_WORKSPACE + "/x.md", f"{WORKSPACE}/../notes-evil/x.md", WORKSPACE):
+            text = self.refused("notes_move", {"workspaceUri": WORKSPACE, "noteId": note_id, "uri": target})
+            self.assertIn("nothing was moved" if target.endswith("taken.md") else "is not inside the workspace", text)
+        text = self.refused("notes_move", {"workspaceUri": WORKSPACE, "noteId": note_id, "uri": f"{folder}/x.md",
+                                           "expectedUpdatedAt": v0})
+        self.assertIn("changed since", text)
+        self.assertIn("not granted", self.refused("notes_move", {"workspaceUri": EVIL_WORKSPACE, "noteId": note_id,
+                                                                 "uri": EVIL_WORKSPACE + "/x.md"}))
+        self.assertEqual(self.ok("notes_read", {"workspaceUri": folder, "noteId": note_id})["uri"], moved["uri"])
+        audit = json.loads(self.db.sql(
+            "SELECT json_agg(a ORDER BY audit_id) FROM mcp_notes.change_audit a WHERE note_id = " + lit(note_id)))
+        self.assertEqual([(a["action"], a["fields"], a["note_uri"]) for a in audit],
+                         [("create", ["title", "body"], f"{folder}/draft.md"), ("move", ["uri"], moved["uri"])])
+        self.assertEqual(audit[1]["gateway_id"], self.gw.gateway_id)
 
 
 class NotesToolsDevPrincipalTest(GatewayTestCase):
