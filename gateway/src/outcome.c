@@ -19,7 +19,11 @@
 #define CHALLENGE_INVALID	"Bearer realm=\"mcp-notes\", error=\"invalid_token\""
 
 static const struct outcome table[N_OUTCOMES] = {
-	/* kind, HTTP, JSON-RPC, Retry-After, WWW-Authenticate, default message, from handle(), OAuth error */
+	/*
+	 * kind, HTTP, JSON-RPC, Retry-After, WWW-Authenticate, default message,
+	 * from handle(), OAuth error, and where the 2025 era differs: HTTP,
+	 * JSON-RPC
+	 */
 	[OUT_OK] = {"ok", 200, 0, false, NULL, NULL, false, NULL},
 	[OUT_PARSE_ERROR] = {"parse_error", 400, RPC_PARSE_ERROR, false, NULL, "Parse error", false, NULL},
 	[OUT_INVALID_REQUEST] = {"invalid_request", 400, RPC_INVALID_REQUEST, false, NULL, "Invalid Request", false, NULL},
@@ -27,14 +31,22 @@ static const struct outcome table[N_OUTCOMES] = {
 	[OUT_HEADER_MISMATCH] = {"header_mismatch", 400, RPC_HEADER_MISMATCH, false, NULL, "Header mismatch", false, NULL},
 	[OUT_UNSUPPORTED_VERSION] = {"unsupported_version", 400, RPC_UNSUPPORTED_VERSION, false, NULL,
 	"Unsupported protocol version", false, NULL},
-	[OUT_METHOD_NOT_FOUND] = {"method_not_found", 404, RPC_METHOD_NOT_FOUND, false, NULL, "Method not found", true, NULL},
+	[OUT_METHOD_NOT_FOUND] = {"method_not_found", 404, RPC_METHOD_NOT_FOUND, false, NULL, "Method not found", true, NULL,
+	200, 0},
 	[OUT_CREDENTIALS_MISSING] = {"credentials_missing", 401, 0, false, CHALLENGE,
 	"Unauthorized: send Authorization: Bearer <token>", false, "invalid_token"},
 	[OUT_UNAUTHENTICATED] = {"unauthenticated", 401, 0, false, CHALLENGE_INVALID,
 	"Unauthorized: the bearer token is invalid, expired or revoked", true, "invalid_token"},
 	[OUT_INVALID_PARAMS] = {"invalid_params", 200, RPC_INVALID_PARAMS, false, NULL, "Invalid params", true, NULL},
 	[OUT_MISSING_CAPABILITY] = {"missing_capability", 400, RPC_MISSING_CAPABILITY, false, NULL,
-	"Missing required client capability", true, NULL},
+	"Missing required client capability", true, NULL, 200, RPC_INVALID_PARAMS},
+	[OUT_SESSION_NOT_FOUND] = {"session_not_found", 404, RPC_SESSION_NOT_FOUND, false, NULL, "Session not found", true, NULL},
+	[OUT_NO_PENDING_REQUEST] = {"no_pending_request", 400, RPC_INVALID_REQUEST, false, NULL,
+	"Bad Request: no request is waiting for this response", true, NULL},
+	[OUT_INPUT_PENDING] = {"input_pending", 500, RPC_INTERNAL_ERROR, false, NULL, "Internal error", true, NULL},
+	[OUT_SESSION_REQUIRED] = {"session_required", 400, RPC_INVALID_PARAMS, false, NULL,
+	"Invalid params: params._meta is required (MCP 2026-07-28), or the Mcp-Session-Id "
+	"header of a session opened by initialize (MCP 2025-11-25 and older)", false, NULL},
 	[OUT_DATABASE_UNAVAILABLE] = {"database_unavailable", 503, RPC_INTERNAL_ERROR, true, NULL,
 	"Database unavailable; try again later", false, NULL},
 	[OUT_DATABASE_BUSY] = {"database_busy", 503, RPC_INTERNAL_ERROR, true, NULL,
@@ -75,6 +87,15 @@ outcome_of(enum outcome_kind kind)
 	if ((int) kind < 0 || kind >= N_OUTCOMES)
 		kind = OUT_INTERNAL;
 	return &table[kind];
+}
+
+void
+outcome_wire(enum outcome_kind kind, enum outcome_era era, unsigned *http_status, int *rpc_code)
+{
+	const struct outcome *o = outcome_of(kind);
+
+	*http_status = era == ERA_WIRE_LEGACY && o->legacy_http_status ? o->legacy_http_status : o->http_status;
+	*rpc_code = era == ERA_WIRE_LEGACY && o->legacy_rpc_code ? o->legacy_rpc_code : o->rpc_code;
 }
 
 enum outcome_kind

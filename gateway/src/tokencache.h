@@ -18,10 +18,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Start the listener thread (no-op when --auth-cache-ms is 0). 0 = ok. */
+/*
+ * Subscribe to the token channel (notify.h) before notify_start(); no-op
+ * when --auth-cache-ms is 0.  0 = ok.
+ */
 extern int	tokencache_start(void);
 
-/* Stop the listener thread and close its connection. */
+/* After notify_stop(). */
 extern void tokencache_stop(void);
 
 /*
