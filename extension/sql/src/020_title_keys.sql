@@ -42,9 +42,8 @@ COMMENT ON FUNCTION _title_grams(text) IS
 'Internal: the distinct trigrams of lower(title), or lower(title) itself when it is shorter than three characters';
 
 -- The keys of a note: a 64-bit hash of (folder, gram), for the root and
--- each folder above the note down to 16 levels (a deeper workspace is
--- searched through its ancestor 16 levels down: the same answer, a wider
--- posting list) and each of _title_grams(title).  Not the note's own URI: a
+-- each folder above the note down to 16 levels (_candidates reads a deeper
+-- workspace by its URI range) and each of _title_grams(title).  Not the note's own URI: a
 -- workspace equal to a note's URI is looked up by URI.  A collision only
 -- lets a note of another folder into a posting list, where uri_contains()
 -- drops it.  In C (src/search.c): every insert computes them twice.
