@@ -132,19 +132,15 @@ features_for_legacy(struct lreq *q, struct mcp_reply *r)
 	return true;
 }
 
-/* {"method", "params", "session"?} plus the members every request object has */
+/* the request object (mcp.h), with the session when there is one (params consumed) */
 static json_object *
 request_object(struct lreq *q, const char *method, json_object *params)
 {
-	json_object *o = json_object_new_object();
+	json_object *o = mcp_request_object(method, params, NULL, NULL, NULL, q->m.id);
 
-	json_object_object_add(o, "method", json_object_new_string(method));
-	json_object_object_add(o, "params", params ? params : json_object_new_object());
+	json_object_put(params);
 	if (q->session_id)
 		json_object_object_add(o, "session", json_object_new_string(q->session_id));
-	if (q->m.id)
-		json_object_object_add(o, "requestId", json_object_get(q->m.id));
-	json_object_object_add(o, "gatewayId", json_object_new_string(gw_cfg.gateway_id));
 	return o;
 }
 
@@ -289,36 +285,19 @@ serve_initialize(struct lreq *q, struct mcp_reply *r)
 }
 
 /*
- * A request of the session: params as sent without _meta, and on stdio the
- * capabilities the process's initialize declared (over HTTP handle() takes
- * them from the session).
+ * A request of the session: on stdio with the capabilities the process's
+ * initialize declared (over HTTP handle() takes them from the session).
  */
 static json_object *
 session_request(struct lreq *q)
 {
-	json_object *params = json_object_new_object();
-	json_object *meta = param(q, "_meta", json_type_object);
-	json_object *token = NULL;
-	json_object *o;
+	json_object *o = mcp_request_object(q->m.method, q->m.params, param(q, "_meta", json_type_object),
+										q->local ? q->local->caps : NULL, q->local ? q->local->info : NULL,
+										q->m.id);
 
-	if (q->m.params)
-	{
-		json_object_object_foreach(q->m.params, key, val)
-			if (strcmp(key, "_meta") != 0)
-				json_object_object_add(params, key, json_object_get(val));
-	}
-	o = request_object(q, q->m.method, params);
-	/* as the modern era: a progress token lets the handler report progress (notifications) */
-	if (meta && json_object_object_get_ex(meta, "progressToken", &token) &&
-		(json_object_is_type(token, json_type_string) || json_object_is_type(token, json_type_int)))
-		json_object_object_add(o, "progressToken", json_object_get(token));
-	if (q->local)
-	{
-		json_object_object_add(o, "clientCapabilities", json_object_get(q->local->caps));
-		if (q->local->info)
-			json_object_object_add(o, "clientInfo", json_object_get(q->local->info));
-	}
-	else
+	if (q->session_id)
+		json_object_object_add(o, "session", json_object_new_string(q->session_id));
+	if (!q->local)
 		json_object_object_add(o, "inputWaitMs", json_object_new_int64(gw_cfg.legacy_wait_ms + 5000));
 	return o;
 }
@@ -496,24 +475,10 @@ resume_request(void *state, struct mcp_reply *r)
 static void
 serve(struct lreq *q, struct mcp_reply *r, void (*branch) (struct lreq *, struct mcp_reply *))
 {
-	struct lreq *kept;
-
 	q->serve = branch;
 	branch(q, r);
-	if (!r->needs_database)
-	{
+	if (!mcp_reply_defer(r, q->m.id, q, sizeof(*q), resume_request, discard_request))
 		free_request(q);
-		return;
-	}
-	if ((kept = malloc(sizeof(*kept))) == NULL)
-	{
-		r->needs_database = false;
-		mcp_reply_internal(r, q->m.id, "out of memory");
-		free_request(q);
-		return;
-	}
-	*kept = *q;
-	r->call = (struct pending_call) {resume_request, discard_request, kept};
 }
 
 void

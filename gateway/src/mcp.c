@@ -483,32 +483,48 @@ params_only_meta(struct request *q)
 	return true;
 }
 
-/* The request object of docs/contract.md, serialized; NULL when out of memory. */
+json_object *
+mcp_request_object(const char *method, json_object *params, json_object *meta, json_object *caps,
+				   json_object *info, json_object *id)
+{
+	json_object *o = json_object_new_object();
+	json_object *copy = json_object_new_object();
+	json_object *v;
+
+	if (params)
+	{
+		json_object_object_foreach(params, key, val)
+			if (strcmp(key, "_meta") != 0)
+				json_object_object_add(copy, key, json_object_get(val));
+	}
+	json_object_object_add(o, "method", json_object_new_string(method));
+	json_object_object_add(o, "params", copy);
+	if (caps)
+		json_object_object_add(o, "clientCapabilities", json_object_get(caps));
+	if (info && !json_object_is_type(info, json_type_null))
+		json_object_object_add(o, "clientInfo", json_object_get(info));
+	/* a progress token lets the handler report progress (notifications) */
+	if (meta && json_object_object_get_ex(meta, "progressToken", &v) &&
+		(json_object_is_type(v, json_type_string) || json_object_is_type(v, json_type_int)))
+		json_object_object_add(o, "progressToken", json_object_get(v));
+	if (id)
+		json_object_object_add(o, "requestId", json_object_get(id));
+	json_object_object_add(o, "gatewayId", json_object_new_string(gw_cfg.gateway_id));
+	return o;
+}
+
+/* The request object of this request, serialized; NULL when out of memory. */
 static char *
 request_object(struct request *q)
 {
-	json_object *o = json_object_new_object();
-	json_object *params = json_object_new_object();
-	json_object *v;
+	json_object *caps = NULL;
+	json_object *info = NULL;
+	json_object *o;
 	char	   *text;
 
-	json_object_object_foreach(q->m.params, key, val)
-	{
-		if (strcmp(key, "_meta") != 0)
-			json_object_object_add(params, key, json_object_get(val));
-	}
-	json_object_object_add(o, "method", json_object_new_string(q->m.method));
-	json_object_object_add(o, "params", params);
-	json_object_object_get_ex(q->meta, META_CLIENT_CAPS, &v);
-	json_object_object_add(o, "clientCapabilities", json_object_get(v));
-	if (json_object_object_get_ex(q->meta, META_CLIENT_INFO, &v))
-		json_object_object_add(o, "clientInfo", json_object_get(v));
-	/* a progress token lets the handler report progress (notifications) */
-	if (json_object_object_get_ex(q->meta, "progressToken", &v) &&
-		(json_object_is_type(v, json_type_string) || json_object_is_type(v, json_type_int)))
-		json_object_object_add(o, "progressToken", json_object_get(v));
-	json_object_object_add(o, "requestId", json_object_get(q->m.id));
-	json_object_object_add(o, "gatewayId", json_object_new_string(gw_cfg.gateway_id));
+	json_object_object_get_ex(q->meta, META_CLIENT_CAPS, &caps);
+	json_object_object_get_ex(q->meta, META_CLIENT_INFO, &info);
+	o = mcp_request_object(q->m.method, q->m.params, q->meta, caps, info, q->m.id);
 	text = jsonrpc_serialize(o);
 	json_object_put(o);
 	return text;
@@ -698,27 +714,32 @@ discard_request(void *state)
 	free(state);
 }
 
+bool
+mcp_reply_defer(struct mcp_reply *r, json_object *id, const void *state, size_t size,
+				void (*resume) (void *, struct mcp_reply *), void (*discard) (void *))
+{
+	void	   *kept;
+
+	if (!r->needs_database)
+		return false;
+	if ((kept = malloc(size)) == NULL)
+	{
+		r->needs_database = false;
+		reply_internal(r, id, "out of memory");
+		return false;
+	}
+	memcpy(kept, state, size);
+	r->call = (struct pending_call) {resume, discard, kept};
+	return true;
+}
+
 static void
 process_request(struct request *q, struct mcp_reply *r)
 {
-	struct request *kept;
-
 	while (q->next < (int) (sizeof(stages) / sizeof(stages[0])) && stages[q->next](q, r))
 		q->next++;
-	if (!r->needs_database)
-	{
+	if (!mcp_reply_defer(r, q->m.id, q, sizeof(*q), resume_request, discard_request))
 		free_request(q);
-		return;
-	}
-	if ((kept = malloc(sizeof(*kept))) == NULL)
-	{
-		r->needs_database = false;
-		reply_internal(r, q->m.id, "out of memory");
-		free_request(q);
-		return;
-	}
-	*kept = *q;
-	r->call = (struct pending_call) {resume_request, discard_request, kept};
 }
 
 static void

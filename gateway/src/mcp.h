@@ -96,6 +96,14 @@ extern void mcp_process(const char *body, size_t len, const struct mcp_headers *
 extern void mcp_process_parsed(json_object *root, const struct mcp_headers *h, bool may_block,
 							   struct mcp_reply *r);
 
+/*
+ * With needs_database set: keep a copy of state (size bytes) in r->call for
+ * the worker and return true; otherwise (no need, or out of memory: then an
+ * internal error is replied) false, and the caller frees what state holds.
+ */
+extern bool mcp_reply_defer(struct mcp_reply *r, json_object *id, const void *state, size_t size,
+							void (*resume) (void *, struct mcp_reply *), void (*discard) (void *));
+
 /* Finish a deferred request (needs_database) on a thread that may block. */
 extern void mcp_reply_resume(struct mcp_reply *r);
 
@@ -118,6 +126,15 @@ extern void mcp_reply_internal(struct mcp_reply *r, json_object *id, const char 
 
 /* An outcome object's {"kind", "message", "data"} as the outcome table says (error is not consumed). */
 extern void mcp_reply_extension_error(struct mcp_reply *r, json_object *id, json_object *error);
+
+/*
+ * The request object of docs/contract.md, written once for both eras:
+ * method, params without _meta, clientCapabilities and clientInfo when
+ * given (the 2025 era over HTTP gives none: handle() takes the session's),
+ * meta's progressToken, requestId, gatewayId.  References are taken.
+ */
+extern json_object *mcp_request_object(const char *method, json_object *params, json_object *meta,
+									   json_object *caps, json_object *info, json_object *id);
 
 /* The credential of a request: the bearer token (*token, malloc'd) or the dev principal; false after replying 401. */
 struct mcp_headers;
