@@ -221,7 +221,9 @@ class Podman(Engine):
         return f"io.podman.compose.project={project}"
 
     def running_elsewhere(self):
-        return bool(self.engine("ps", "-q", check=False).stdout.strip())
+        # a conmon per running podman container, whatever its storage: ours are gone by now
+        conmon = subprocess.run(["pgrep", "-x", "conmon"], capture_output=True, text=True, timeout=30)
+        return bool(conmon.stdout.strip() or self.engine("ps", "-q", check=False).stdout.strip())
 
     def network_gateway(self, project):
         info = json.loads(self.engine("network", "inspect", self.network(project)).stdout)
@@ -241,6 +243,8 @@ class Docker(Engine):
         self.log_path = self.tmp / "dockerd.log"
         self.proc = None
         self.bridges = set()        # the bridges of the networks this daemon made (br-ID)
+        self.pids = set()           # its containerd
+        self.tmpfs = False          # the data root is a tmpfs of its own
         self.docker = which("docker", "/usr/bin/docker")
         # Debian's docker CLI (docker.io), which matches the daemon, before any other on the PATH
         if os.path.exists("/usr/bin/docker"):
@@ -273,6 +277,11 @@ class Docker(Engine):
         return info[0]["IPAM"]["Config"][0]["Gateway"]
 
     def start(self, timeout=90):
+        # the data root in memory: loading the images is faster, and removing
+        # a gigabyte of layers at the end is an unmount instead of minutes of unlinks
+        self.data_root.mkdir(mode=0o700)
+        self.tmpfs = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4g,mode=0700", "mcpn-dockerd",
+                                     str(self.data_root)], capture_output=True, timeout=30).returncode == 0
         config = self.tmp / "daemon.json"
         # networks from a /16 of their own, away from podman's 10.88-10.89 and
         # (most likely) from another test's daemon running at the same time
@@ -316,6 +325,8 @@ class Docker(Engine):
     def stop(self):
         """dockerd by its PID (SIGTERM, then SIGKILL), then its containerd, mounts, dirs."""
         shim = self.containerd_pid()
+        if shim:
+            self.pids.add(shim)
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -334,8 +345,27 @@ class Docker(Engine):
         for root in (self.exec_root, self.data_root):
             for mount in reversed(_mounts_under(root)):
                 subprocess.run(["umount", "-l", mount], capture_output=True, timeout=30)
-        shutil.rmtree(self.exec_root, ignore_errors=True)
-        shutil.rmtree(self.data_root, ignore_errors=True)
+        # the bridges of its networks, should it not have removed them itself
+        for name in self.bridges & HostState.link_names():
+            subprocess.run(["ip", "link", "delete", name], capture_output=True, timeout=30)
+        if self.tmpfs:
+            subprocess.run(["umount", str(self.data_root)], capture_output=True, timeout=60)
+            self.tmpfs = False
+        # rm is several times faster than shutil.rmtree on a data root of image layers
+        subprocess.run(["rm", "-rf", "--one-file-system", str(self.exec_root), str(self.data_root)],
+                       capture_output=True, timeout=600)
+
+    def leftovers(self):
+        """What of this daemon is still there after stop() (empty: nothing)."""
+        out = []
+        if self.proc is not None and self.proc.poll() is None:
+            out.append(f"dockerd {self.proc.pid} still runs")
+        out += [f"process {pid} still runs" for pid in self.pids if _alive(pid) and str(self.exec_root) in _cmdline(pid)]
+        out += [f"mount {m}" for root in (self.exec_root, self.data_root) for m in _mounts_under(root)]
+        out += [f"mount {self.data_root}" for _ in [1] if _mounts_under(self.data_root.parent).count(str(self.data_root))]
+        out += [f"link {n}" for n in sorted(self.bridges & HostState.link_names())]
+        out += [f"directory {d}" for d in (self.exec_root, self.data_root) if d.exists()]
+        return out
 
     def load_images(self, refs, source):
         """Copy images from another engine (podman) into this dockerd: one archive
@@ -514,9 +544,9 @@ class Stack:
                 self.cli(kind, "rm", *(["-f"] if kind == "volume" or self.engine.name == "podman" else []), n, check=False)
         return {"containers": self.cli("ps", "-a", "-q", "--filter", label, check=False).stdout.split(),
                 "volumes": [v for v in self.cli("volume", "ls", "-q", check=False).stdout.split()
-                            if v.startswith(self.project)],
+                            if v.startswith(self.project + "_")],
                 "networks": [n for n in self.cli("network", "ls", "--format", "{{.Name}}", check=False).stdout.split()
-                             if n.startswith(self.project)]}
+                             if n.startswith(self.project + "_")]}
 
 
 if __name__ == "__main__":
