@@ -1,0 +1,30 @@
+-- mcp_notes 1.3 -> 1.4: the hand-written DDL of this release.  The built
+-- upgrade script is this file between the primitives (src/0*) and the rest
+-- of src/, so every function, trigger function and registry row of 1.4 is
+-- (re)created from the same text as a fresh install; what must be done
+-- here is only what src/ cannot say: new tables and columns (the same as in
+-- tables/), dropped or re-typed functions, changed triggers and data
+-- migrations.  Each change of the release has its own section.
+
+-------------------------------------------------------------------------------
+-- Title key counts: summed in backend memory, counted down on update and
+-- delete (issue 18, items 1 and 4)
+-------------------------------------------------------------------------------
+
+-- _note_title_keys_written (now C) kept its sums in a temporary table of the
+-- session, which a gateway role could create first with code of its own.
+-- Deleted notes' keys wait in title_key_decrements for prune_spent_states().
+CREATE TABLE title_key_decrements (
+    decrement_id  bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    shard         smallint NOT NULL,
+    title_keys    bigint[] NOT NULL
+);
+COMMENT ON TABLE title_key_decrements IS
+'Title search: the title keys of deleted notes, not yet taken from title_key_counts (prune_spent_states() folds them in)';
+COMMENT ON TABLE title_key_counts IS
+'Title search: how many notes have each title key (per shard), kept by triggers on notes; deletes are taken off by prune_spent_states()';
+CREATE TRIGGER notes_title_keys_deleted AFTER DELETE ON notes
+    FOR EACH ROW EXECUTE FUNCTION _note_title_keys_deleted();
+ALTER TABLE notes ENABLE ALWAYS TRIGGER notes_title_keys_deleted;
+-- 1.3 never counted down: the counts start exact
+SELECT recount_title_keys();
