@@ -44,6 +44,7 @@
 
 #include <microhttpd.h>
 
+#include "clientaddr.h"
 #include "clock.h"
 #include "config.h"
 #include "db.h"
@@ -101,7 +102,9 @@ struct req_ctx
 	const char *bad_field;		/* why a header line is not one the gateway will guess at */
 	bool		close_after;	/* send Connection: close with the answer */
 	bool		is_delete;		/* DELETE /mcp: the legacy era's end of a session */
-	char		peer[64];
+	const char *forwarded_for;	/* the last X-Forwarded-For line, for clientaddr_resolve() */
+	char		peer[GW_ADDR_TEXT];	/* the client address: the TCP peer or, behind a trusted proxy, its last hop */
+	char		proxy[GW_ADDR_TEXT];	/* the trusted proxy that named peer, or "" */
 	char		method[16];
 	char		url[104];
 
@@ -277,6 +280,8 @@ collect_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *
 	TAKE("Authorization", mh.authorization, mh.n_authorization);
 	TAKE("Mcp-Session-Id", mh.session_id, mh.n_session_id);
 #undef TAKE
+	if (strcasecmp(key, "X-Forwarded-For") == 0)
+		rc->forwarded_for = value ? value : "";	/* a proxy appends its hop as the last line */
 	return MHD_YES;
 }
 
@@ -330,6 +335,8 @@ log_request(struct req_ctx *rc, unsigned status, const struct mcp_reply *r, cons
 		return;
 	log_line_int(&line, "req", (long long) rc->seq);
 	log_line_str(&line, "peer", rc->peer);
+	if (rc->proxy[0])
+		log_line_str(&line, "proxy", rc->proxy);
 	log_line_str(&line, "http_method", rc->method);
 	log_line_strn(&line, "path", rc->url, 100);
 	log_line_int(&line, "status", (long long) status);
@@ -609,17 +616,9 @@ new_request(struct MHD_Connection *conn, const char *url, const char *method, co
 	rc->route = strcmp(url, "/mcp") == 0 ? ROUTE_MCP
 		: strcmp(url, "/healthz") == 0 ? ROUTE_HEALTHZ
 		: strcmp(url, "/readyz") == 0 ? ROUTE_READYZ : ROUTE_OTHER;
-	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	if (ci && ci->client_addr)
-	{
-		const struct sockaddr *sa = ci->client_addr;
-
-		if (sa->sa_family == AF_INET)
-			inet_ntop(AF_INET, &((const struct sockaddr_in *) sa)->sin_addr, rc->peer, sizeof(rc->peer));
-		else if (sa->sa_family == AF_INET6)
-			inet_ntop(AF_INET6, &((const struct sockaddr_in6 *) sa)->sin6_addr, rc->peer, sizeof(rc->peer));
-	}
 	MHD_get_connection_values(conn, MHD_HEADER_KIND, collect_header, rc);
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	clientaddr_resolve(ci ? ci->client_addr : NULL, rc->forwarded_for, rc->peer, rc->proxy);
 	return rc;
 }
 
