@@ -95,8 +95,8 @@ static const struct setting settings[] = {
 	"", "Serve one client on stdin/stdout (newline-delimited JSON-RPC, both eras) instead of HTTP; the bearer token is MCP_NOTES_TOKEN; logs stay on stderr; exits 0 at end of input."},
 	{"legacy-session-ttl", "MCP_NOTES_LEGACY_SESSION_TTL", NULL, NULL, SET_INT, OFF(legacy_session_ttl), "3600", 1, 86400,
 	"SECONDS", "Legacy era (2025-11-25 and older): an Mcp-Session-Id unused this long expires (every request renews it)."},
-	{"legacy-wait-ms", "MCP_NOTES_LEGACY_WAIT_MS", NULL, NULL, SET_INT, OFF(legacy_wait_ms), "300000", 100, 86400000,
-	"MS", "Legacy era: how long a tools/call stream waits for the client's answer to a server request (elicitation/create) before it ends with a tool error."},
+	{"legacy-wait-ms", "MCP_NOTES_LEGACY_WAIT_MS", NULL, NULL, SET_INT, OFF(legacy_wait_ms), "60000", 100, 86400000,
+	"MS", "Legacy era: how long a tools/call stream waits for the client's answer to a server request (elicitation/create), time enough for a human to read a form and answer, before it ends with a tool error."},
 };
 
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))

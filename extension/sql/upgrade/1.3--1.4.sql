@@ -28,3 +28,18 @@ CREATE TRIGGER notes_title_keys_deleted AFTER DELETE ON notes
 ALTER TABLE notes ENABLE ALWAYS TRIGGER notes_title_keys_deleted;
 -- 1.3 never counted down: the counts start exact
 SELECT recount_title_keys();
+
+-- The 2025 era as an adapter over handle() (adapter): pending requests are
+-- bound to the token that opened them; _handle takes the credential's hash;
+-- one privilege list replaces _grant_legacy_sessions; the 1.3 entry points
+-- become wrappers (recreated by src/ with other bodies, same signatures).
+ALTER TABLE legacy_pending ADD COLUMN opened_by bytea;
+CREATE INDEX legacy_pending_opened_by ON legacy_pending (opened_by);
+DROP FUNCTION _handle(text, jsonb);
+DROP FUNCTION _grant_legacy_sessions(regrole, boolean);
+DROP FUNCTION _legacy_session_open(text, text, jsonb, jsonb, interval);
+DROP FUNCTION _legacy_session_check(text, text);
+DROP FUNCTION _legacy_session_close(text, text);
+DROP FUNCTION _legacy_pending_open(text, text, jsonb, interval);
+DROP FUNCTION _legacy_answer(text, text, jsonb);
+DROP FUNCTION _legacy_pending_take(text, bigint, boolean);
