@@ -145,6 +145,7 @@ run_write(struct fsd_pg *pg, const char *volume, struct fsd_workspace *ws, struc
 
 	if (st == FSD_OK)
 	{
+		ws->known_loaded = false; /* the scan compares with the new identity */
 		fsd_i64_text(dev, sizeof dev, w.dev);
 		fsd_i64_text(ino, sizeof ino, w.ino);
 		fsd_i64_text(size, sizeof size, (uint64_t) w.size);

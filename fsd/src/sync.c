@@ -1,5 +1,6 @@
 #include "sync.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,9 +74,10 @@ batch_entry_start(struct batch *b, const char *rel, const struct fsd_ident *iden
 	b->n++;
 }
 
-/* A new or changed file: read it (its identity is the one read) and add it. */
+/* A new or changed file: read it (its identity is the one read) and add
+ * it; from names the known path it was renamed from. */
 static void
-batch_add_file(struct batch *b, struct fsd_workspace *ws, const char *rel)
+batch_add_file(struct batch *b, struct fsd_workspace *ws, const char *rel, const char *from)
 {
 	struct fsd_ident ident;
 	char *data;
@@ -102,6 +104,11 @@ batch_add_file(struct batch *b, struct fsd_workspace *ws, const char *rel)
 		return;
 	}
 	batch_entry_start(b, rel, &ident);
+	if (from)
+	{
+		fsd_buf_add(&b->json, ",\"from\":");
+		fsd_buf_json_str(&b->json, from);
+	}
 	fsd_buf_add(&b->json, ",\"dev\":");
 	fsd_buf_int(&b->json, (int64_t) ident.dev);
 	fsd_buf_add(&b->json, ",\"ino\":");
@@ -164,59 +171,153 @@ batch_send(struct batch *b, struct fsd_pg *pg, const char *volume, struct fsd_wo
 				if (b->sent[j].has_ident && strcmp(b->sent[j].rel, rel) == 0)
 					remember_refused(ws, rel, &b->sent[j].ident);
 		}
-		else if (strcmp(outcome, "unchanged") != 0 && strcmp(outcome, "deferred") != 0)
-			*changed = true;
 	}
+	/* whatever came back, the known files are to be read again: even an
+	 * "unchanged" says the list this batch was made from was out of date */
 	if (!res)
 		sent = -1;
+	else
+		*changed = true;
 	PQclear(res);
 	batch_reset(b);
 	return sent;
+}
+
+/* What the comparison of a scan with the known files found. */
+struct diff
+{
+	size_t *added; /* scan indexes: paths the database does not know */
+	size_t n_added;
+	size_t *changed; /* scan indexes: known paths whose identity changed */
+	size_t n_changed;
+	size_t *gone; /* known indexes: paths the scan did not find */
+	size_t n_gone;
+};
+
+static bool
+push(size_t **list, size_t *n, size_t v)
+{
+	size_t *grown = realloc(*list, (*n + 1) * sizeof **list);
+
+	if (!grown)
+		return false;
+	grown[(*n)++] = v;
+	*list = grown;
+	return true;
+}
+
+static bool
+compare(const struct fsd_scan *scan, const struct fsd_workspace *ws, struct diff *d)
+{
+	size_t i = 0, k = 0;
+	bool ok = true;
+
+	while (ok && (i < scan->n || k < ws->n_known))
+	{
+		int cmp = i == scan->n ? 1 : k == ws->n_known ? -1 : strcmp(scan->items[i].rel, ws->known[k].rel);
+
+		if (cmp < 0)
+			ok = push(&d->added, &d->n_added, i++);
+		else if (cmp > 0)
+			ok = push(&d->gone, &d->n_gone, k++);
+		else
+		{
+			if (!ws->known[k].has_ident || !fsd_ident_equal(&scan->items[i].ident, &ws->known[k].ident))
+				ok = push(&d->changed, &d->n_changed, i);
+			i++, k++;
+		}
+	}
+	return ok;
+}
+
+/* A file at a new path with the device and inode of a known file that is
+ * gone from its path is that file, renamed (a file has one name: it cannot
+ * be at both).  The known index, or SIZE_MAX. */
+static size_t
+moved_from(const struct fsd_workspace *ws, struct diff *d, const struct fsd_ident *ident)
+{
+	for (size_t g = 0; g < d->n_gone; g++)
+	{
+		const struct fsd_file *f = &ws->known[d->gone[g]];
+
+		if (f->has_ident && f->ident.dev == ident->dev && f->ident.ino == ident->ino)
+		{
+			size_t k = d->gone[g];
+
+			d->gone[g] = d->gone[--d->n_gone];
+			return k;
+		}
+	}
+	return SIZE_MAX;
+}
+
+/* Sends the batch when it is full; false when sending failed. */
+static bool
+flush_if_full(struct batch *b, struct fsd_pg *pg, const char *volume, struct fsd_workspace *ws, bool *changed,
+			  long *total)
+{
+	long sent;
+
+	if (b->n < BATCH_ENTRIES && b->json.len < BATCH_BYTES)
+		return true;
+	if ((sent = batch_send(b, pg, volume, ws, changed)) < 0)
+		return false;
+	*total += sent;
+	return true;
+}
+
+static long
+send_diff(struct fsd_pg *pg, const char *volume, struct fsd_workspace *ws, const struct fsd_scan *scan,
+		  struct diff *d, bool removals, bool *changed)
+{
+	struct batch b = {0};
+	long total = 0, sent;
+	bool ok = true;
+
+	for (size_t j = 0; ok && j < d->n_changed; j++)
+	{
+		batch_add_file(&b, ws, scan->items[d->changed[j]].rel, NULL);
+		ok = flush_if_full(&b, pg, volume, ws, changed, &total);
+	}
+	for (size_t j = 0; ok && j < d->n_added; j++)
+	{
+		const struct fsd_scan_entry *e = &scan->items[d->added[j]];
+		size_t from = moved_from(ws, d, &e->ident);
+
+		batch_add_file(&b, ws, e->rel, from == SIZE_MAX ? NULL : ws->known[from].rel);
+		ok = flush_if_full(&b, pg, volume, ws, changed, &total);
+	}
+	for (size_t j = 0; ok && removals && j < d->n_gone; j++)
+	{
+		if (ws->known[d->gone[j]].has_ident)
+			batch_add_gone(&b, ws->known[d->gone[j]].rel);
+		ok = flush_if_full(&b, pg, volume, ws, changed, &total);
+	}
+	sent = ok ? batch_send(&b, pg, volume, ws, changed) : -1;
+	batch_reset(&b);
+	return sent < 0 ? -1 : total + sent;
 }
 
 long
 fsd_sync_workspace(struct fsd_pg *pg, const char *volume, struct fsd_workspace *ws, size_t max_files)
 {
 	struct fsd_scan scan;
-	struct batch b = {0};
-	size_t i = 0, k = 0;
-	long total = 0, sent = 0;
-	bool changed = false, removals;
+	struct diff d = {0};
+	long total;
+	bool changed = false;
 
 	if (!ws->known_loaded && !fsd_workspace_load_known(ws, pg, volume))
 		return -1;
 	if (fsd_scan(&ws->root, max_files, &scan) != FSD_OK)
 		return -1;
-	removals = !scan.partial && !scan.truncated;
-	while (i < scan.n || k < ws->n_known)
-	{
-		int cmp = i == scan.n ? 1 : k == ws->n_known ? -1 : strcmp(scan.items[i].rel, ws->known[k].rel);
-
-		if (cmp < 0)
-			batch_add_file(&b, ws, scan.items[i++].rel);
-		else if (cmp > 0)
-		{
-			if (removals && ws->known[k].has_ident)
-				batch_add_gone(&b, ws->known[k].rel);
-			k++;
-		}
-		else
-		{
-			if (!ws->known[k].has_ident || !fsd_ident_equal(&scan.items[i].ident, &ws->known[k].ident))
-				batch_add_file(&b, ws, scan.items[i].rel);
-			i++, k++;
-		}
-		if (b.n >= BATCH_ENTRIES || b.json.len >= BATCH_BYTES)
-		{
-			if ((sent = batch_send(&b, pg, volume, ws, &changed)) < 0)
-				break;
-			total += sent;
-		}
-	}
-	if (sent >= 0)
-		sent = batch_send(&b, pg, volume, ws, &changed);
-	batch_reset(&b);
-	total = sent < 0 ? -1 : total + sent;
+	/* a scan that could not see everything reports no removals: what it
+	 * did not see is unknown, not gone */
+	total = compare(&scan, ws, &d)
+				? send_diff(pg, volume, ws, &scan, &d, !scan.partial && !scan.truncated, &changed)
+				: -1;
+	free(d.added);
+	free(d.changed);
+	free(d.gone);
 	fsd_scan_free(&scan);
 	if (changed)
 		ws->known_loaded = false; /* reloaded before the next comparison */
