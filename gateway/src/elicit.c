@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "db.h"
+#include "fileops.h"
 #include "jsonrpc.h"
 #include "legacywire.h"
 #include "log.h"
@@ -164,7 +165,7 @@ retry(struct elicit_job *job, json_object *responses, struct db_error *err, enum
 	json_object_object_add(request, "params", params);
 	body = jsonrpc_serialize(request);
 	json_object_put(request);
-	*kind = body ? db_handle(job->dev, job->credential, body, &text, &retries, err) : OUT_INTERNAL;
+	*kind = body ? fileops_handle(job->dev, job->credential, body, &text, &retries, err) : OUT_INTERNAL;
 	free(body);
 	return text;
 }

@@ -24,6 +24,7 @@
 #include "config.h"
 #include "db.h"
 #include "extension.h"
+#include "fileops.h"
 #include "jsonrpc.h"
 #include "legacywire.h"
 #include "log.h"
@@ -398,7 +399,7 @@ call_handle(struct lreq *q, struct mcp_reply *r)
 	struct legacy_out out;
 
 	if (body == NULL ||
-		db_handle(gw_cfg.insecure_dev_principal != NULL, q->credential, body, &text, &r->retries, &err) != OUT_OK)
+		fileops_handle(gw_cfg.insecure_dev_principal != NULL, q->credential, body, &text, &r->retries, &err) != OUT_OK)
 	{
 		if (body == NULL)
 			mcp_reply_internal(r, q->m.id, "out of memory");

@@ -25,6 +25,7 @@
 
 #include "config.h"
 #include "db.h"
+#include "fileops.h"
 #include "http.h"
 #include "log.h"
 #include "extension.h"
@@ -92,8 +93,15 @@ start(void)
 		log_event(GW_LOG_ERROR, "startup", "cannot start the token cache listener");
 		return -1;
 	}
+	if (fileops_start() != 0)
+	{
+		log_event(GW_LOG_ERROR, "startup", "cannot start the file operations listener");
+		tokencache_stop();
+		return -1;
+	}
 	if (http_start() != 0)
 	{
+		fileops_stop();
 		tokencache_stop();
 		db_close();
 		return -1;
@@ -183,6 +191,7 @@ main(int argc, char **argv)
 	metrics_stop();
 	db_shutdown_begin();
 	http_stop();
+	fileops_stop();
 	tokencache_stop();
 	db_close();
 	features_shutdown();

@@ -59,6 +59,26 @@ CREATE OR REPLACE TRIGGER notes_file_written AFTER INSERT OR UPDATE OF uri, titl
     FOR EACH ROW EXECUTE FUNCTION _file_note_written();
 ALTER TABLE notes ENABLE ALWAYS TRIGGER notes_file_written;
 
+-- notes_create's answer for a URI inside a file workspace that cannot be
+-- a note's file (the trigger above would refuse it with an SQL error): a
+-- tool error the model can act on.  NULL when the URI is fine.
+CREATE OR REPLACE FUNCTION _file_note_refusal(uri text) RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    ws file_workspaces := _file_workspace_of(uri);
+    problem text := _file_path_problem(coalesce(_file_rel_path(ws.workspace_uri, uri), ''));
+BEGIN
+    IF ws.workspace_uri IS NULL OR problem IS NULL THEN
+        RETURN NULL;
+    END IF;
+    RETURN _tool_refusal(format('uri %s cannot be a note of %s, whose notes are files: %s', uri, ws.workspace_uri, problem));
+END;
+$$;
+COMMENT ON FUNCTION _file_note_refusal(text) IS
+'Internal: notes_create''s tool error for a URI inside a file-backed workspace that cannot be a note file (not .md, hidden), else NULL';
+
 -- What the sealed state binds beside the note's own digest: the identity of
 -- the file version the database knows (device, inode, size, mtime).  NULL
 -- for a note that is not file-backed, so its digest stays what it was.
