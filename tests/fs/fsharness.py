@@ -82,10 +82,6 @@ class FsDatabase:
         self.db = Database(label, dev=dev)
         self.spaces = 0
         try:
-            if os.environ.get("MCP_NOTES_FS_DEV_SQL"):     # DEV ONLY, before the 1.4 layout: REMOVE
-                subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", self.db.name, "-f",
-                                os.environ["MCP_NOTES_FS_DEV_SQL"]], check=True, capture_output=True)
-                self.db.sql(f"SELECT mcp_notes.{'grant_dev_gateway' if dev else 'grant_gateway'}({lit(self.db.role)})")
             self.fsd_role = f"mcpn_fsd_{secrets.token_hex(4)}"
             self.fsd_password = secrets.token_urlsafe(18)
             psql(f"CREATE ROLE {self.fsd_role} LOGIN PASSWORD {lit(self.fsd_password)}")

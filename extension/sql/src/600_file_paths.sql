@@ -20,7 +20,7 @@ BEGIN
                       END, '' ORDER BY c.i)
     INTO encoded
     FROM regexp_split_to_table(rel_path, '') WITH ORDINALITY AS c(b, i);
-    RETURN normalize_uri(rtrim(workspace, '/') || '/' || encoded);
+    RETURN normalize_uri(CASE WHEN workspace = 'file:///' THEN 'file://' ELSE workspace END || '/' || encoded);
 EXCEPTION WHEN invalid_text_representation THEN
     RETURN NULL;
 END;
@@ -39,7 +39,8 @@ AS $$
         convert_from(coalesce((
             SELECT string_agg(CASE WHEN p.m[1] IS NOT NULL THEN decode(substr(p.m[1], 2), 'hex')
                                    ELSE convert_to(p.m[2], 'UTF8') END, ''::bytea ORDER BY p.i)
-            FROM regexp_matches(substr(uri, length(rtrim(workspace, '/')) + 2), '(%[0-9A-Fa-f]{2})|([^%]+)', 'g')
+            FROM regexp_matches(substr(uri, length(CASE WHEN workspace = 'file:///' THEN 'file://' ELSE workspace END) + 2),
+                                '(%[0-9A-Fa-f]{2})|([^%]+)', 'g')
                      WITH ORDINALITY AS p(m, i)), ''::bytea), 'UTF8')
     END
 $$;

@@ -33,7 +33,7 @@ BEGIN
     SELECT f.* INTO known FROM file_notes f WHERE f.note_id = NEW.note_id;
     rel := _file_rel_path(ws.workspace_uri, NEW.uri);
     IF known.note_id IS NOT NULL AND (ws.workspace_uri IS DISTINCT FROM known.workspace_uri OR rel IS DISTINCT FROM known.rel_path) THEN
-        RAISE EXCEPTION 'note % is file-backed and cannot be moved', NEW.note_id
+        RAISE EXCEPTION 'a file-backed note cannot be moved'
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   DETAIL = format('Its file is %s in %s; move or rename the file itself and the note follows.',
                                   known.rel_path, known.workspace_uri);

@@ -38,11 +38,12 @@ BEGIN
                    'mcp_notes.authenticate(text), mcp_notes.tool_descriptors(), '
                    'mcp_notes.call_tool(text, text, jsonb, jsonb, text, jsonb, text, jsonb, text) TO %s', role);
     PERFORM _grant_legacy_sessions(role, false);
+    PERFORM _grant_file_ops(role, false);
     PERFORM _gateway_role_settings(role);
 END;
 $$;
 COMMENT ON FUNCTION grant_gateway(regrole) IS
-'Lets a role act as a gateway: USAGE on the schema and EXECUTE on features, handle, authenticate, (for gateways of 1.1) tool_descriptors and call_tool, and the legacy-era session entry points, nothing else; and the role settings of _gateway_role_settings';
+'Lets a role act as a gateway: USAGE on the schema and EXECUTE on features, handle, authenticate, (for gateways of 1.1) tool_descriptors and call_tool, the legacy-era session entry points and file_op_outcome, nothing else; and the role settings of _gateway_role_settings';
 
 CREATE OR REPLACE FUNCTION grant_dev_gateway(role regrole) RETURNS void
 LANGUAGE plpgsql VOLATILE
@@ -51,9 +52,10 @@ AS $$
 BEGIN
     PERFORM grant_gateway(role);
     PERFORM _grant_legacy_sessions(role, true);
+    PERFORM _grant_file_ops(role, true);
     EXECUTE format('GRANT EXECUTE ON FUNCTION mcp_notes.handle_as(text, jsonb), '
                    'mcp_notes.call_tool_as(text, text, jsonb, jsonb, text, jsonb, text, jsonb, text) TO %s', role);
 END;
 $$;
 COMMENT ON FUNCTION grant_dev_gateway(regrole) IS
-'grant_gateway plus handle_as, call_tool_as and the legacy-era _as entry points, for mcp-notes-gateway --insecure-dev-principal on a developer machine';
+'grant_gateway plus handle_as, call_tool_as, file_op_outcome_as and the legacy-era _as entry points, for mcp-notes-gateway --insecure-dev-principal on a developer machine';
