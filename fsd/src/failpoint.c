@@ -11,11 +11,21 @@ void
 fsd_failpoint(const char *name)
 {
 	const char *want = getenv("MCP_NOTES_FSD_FAILPOINT");
+	size_t		n = strlen(name);
 
-	if (want && strcmp(want, name) == 0)
+	if (!want || strncmp(want, name, n) != 0)
+		return;
+	if (want[n] == '\0')
 	{
 		fprintf(stderr, "{\"event\":\"failpoint\",\"msg\":\"killed at %s\"}\n", name);
 		kill(getpid(), SIGKILL);
+	}
+	else if (strcmp(want + n, ":stop") == 0)
+	{
+		/* once: the test stops the database meanwhile, then SIGCONT */
+		fprintf(stderr, "{\"event\":\"failpoint\",\"msg\":\"stopped at %s\"}\n", name);
+		unsetenv("MCP_NOTES_FSD_FAILPOINT");
+		kill(getpid(), SIGSTOP);
 	}
 }
 #else

@@ -112,6 +112,7 @@ run_intent(struct fsd_pg *pg, const char *volume, struct fsd_workspace *ws, stru
 	}
 	if (st == FSD_ERROR)
 		return false;
+	fsd_failpoint("before-F1");
 	st = fsd_trash_move(&ws->root, op->rel, &op->ident, op->op_id, &held);
 	switch (st)
 	{

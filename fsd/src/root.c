@@ -96,7 +96,7 @@ fsd_root_write_marker(const struct fsd_root *root, const char *marker)
 	ok = fd >= 0 && write(fd, marker, len) == (ssize_t) len && write(fd, "\n", 1) == 1 && fsync(fd) == 0;
 	if (fd >= 0)
 		close(fd);
-	if (ok && renameat2(dirfd, tmp, dirfd, FSD_MARKER_FILE, RENAME_NOREPLACE) != 0)
+	if (ok && renameat(dirfd, tmp, dirfd, FSD_MARKER_FILE) != 0)
 	{
 		enum fsd_status st = fsd_status_of_errno(errno);
 

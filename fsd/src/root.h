@@ -43,8 +43,9 @@ enum fsd_status fsd_root_open_trash(struct fsd_root *root);
 /* The marker, NUL-terminated in buf; FSD_NOT_FOUND when there is none. */
 enum fsd_status fsd_root_read_marker(const struct fsd_root *root, char *buf, size_t size);
 
-/* Writes the marker (a new file, fsynced, then renamed into place without
- * replacing one that exists: FSD_EXISTS). */
+/* Writes the marker: a new file, fsynced, renamed into place (in place of
+ * an older marker: the database asks for this only for a root it has not
+ * attached yet, or since reattach_file_workspace). */
 enum fsd_status fsd_root_write_marker(const struct fsd_root *root, const char *marker);
 
 void fsd_root_close(struct fsd_root *root);

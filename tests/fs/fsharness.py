@@ -183,13 +183,27 @@ class Space:
     def audit(self):
         return [a for a in self.db.audit() if a["workspace_uri"] == self.ws]
 
-    def call(self, tool, arguments):
+    def confirm_delete(self, title):
+        """notes_delete step 1 and an accept of its only candidate, through
+        handle_as (as a gateway sends them): the step-2 outcome."""
+        first = self.call("notes_delete", {"workspaceUri": self.ws, "title": title})
+        result = first["result"]
+        ids = [o["const"] for o in result["inputRequests"]["delete_choice"]["params"]["requestedSchema"]
+               ["properties"]["note_id"]["oneOf"]]
+        assert len(ids) == 1, ids
+        return self.call("notes_delete", {"workspaceUri": self.ws, "title": title},
+                         {"requestState": result["requestState"],
+                          "inputResponses": {"delete_choice": {"action": "accept",
+                                                               "content": {"note_id": ids[0], "confirm": True}}}})
+
+    def call(self, tool, arguments, extra=None):
         """One tools/call as alice through handle_as, in its own serializable
         transaction (the dev entry point; the superuser may call it)."""
         out = self.db.sql(
             "BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT mcp_notes.handle_as('alice', jsonb_build_object("
             f"'method', 'tools/call', 'params', jsonb_build_object('name', {lit(tool)}, 'arguments', "
-            f"{lit(json.dumps(arguments))}::jsonb), 'requestId', 1, 'gatewayId', 'fs-test', "
+            f"{lit(json.dumps(arguments))}::jsonb) || {lit(json.dumps(extra or {}))}::jsonb, "
+            "'requestId', 1, 'gatewayId', 'fs-test', "
             "'clientCapabilities', '{\"elicitation\": {\"form\": {}}}'::jsonb)); COMMIT;")
         return json.loads(out.splitlines()[-1])
 

@@ -50,8 +50,9 @@ COMMENT ON FUNCTION add_file_volume(text, regrole) IS
 
 -- Registering a directory: the workspace (made if it does not exist) takes
 -- its notes from the files below root_path, a path relative to the
--- daemon's --base.  It must hold no notes yet, and neither contain nor lie
--- inside another file-backed workspace (a file has one owner).
+-- daemon's --base.  It must hold no notes yet, and neither its URI nor its
+-- root may contain or lie inside another file-backed workspace's (a file
+-- has one owner).
 CREATE OR REPLACE FUNCTION add_file_workspace(uri text, volume text, root_path text) RETURNS text
 LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
@@ -74,6 +75,16 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value',
                   DETAIL = 'A file-backed workspace can neither contain nor lie inside another one.';
     END IF;
+    IF EXISTS (SELECT 1 FROM file_workspaces w
+               WHERE w.volume = add_file_workspace.volume
+                 AND (w.root_path = add_file_workspace.root_path OR w.root_path = '.'
+                      OR add_file_workspace.root_path = '.'
+                      OR starts_with(add_file_workspace.root_path, w.root_path || '/')
+                      OR starts_with(w.root_path, add_file_workspace.root_path || '/'))) THEN
+        RAISE EXCEPTION 'root % overlaps the root of another workspace on volume "%"', root_path, volume
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'Each file of a volume belongs to one workspace: roots can neither be the same nor lie inside one another.';
+    END IF;
     IF EXISTS (SELECT 1 FROM notes n WHERE uri_contains(normalized, n.uri)) THEN
         RAISE EXCEPTION 'workspace % already holds notes', normalized
             USING ERRCODE = 'object_not_in_prerequisite_state',
@@ -91,9 +102,9 @@ COMMENT ON FUNCTION add_file_workspace(text, text, text) IS
 -- After a failover to a host whose volume lacks the workspace's files, or
 -- a restore into another directory, the daemon refuses the root (no
 -- marker, or another one).  Once the right files are in place, this lets
--- the daemon take the directory as the workspace's again: it writes a new
--- marker and the next scan makes the notes match the files (notes whose
--- file is not there are removed).
+-- the daemon take the directory now at the root as the workspace's: it
+-- writes a new marker there (in place of any) and the next scan makes the
+-- notes match the files (notes whose file is not there are removed).
 CREATE OR REPLACE FUNCTION reattach_file_workspace(uri text) RETURNS void
 LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp

@@ -40,9 +40,10 @@ COMMENT ON FUNCTION fsd_attach(text) IS
 'mcp-notes-fsd: the workspaces of its volume (workspace URI, root path below --base), taking the volume''s lock for the session';
 
 -- The daemon found marker_found in the root (NULL: none).  The answer: "ok";
--- "marker M" for a root never attached (write M, ask again); or why the root
--- is refused.  Only the marker tells the registered directory from an empty
--- or another one mounted in its place.
+-- "marker M" for a root not attached yet (never, or since
+-- reattach_file_workspace): write M, in place of any marker there, and ask
+-- again; or why the root is refused.  Only the marker tells the registered
+-- directory from an empty or another one mounted in its place.
 CREATE OR REPLACE FUNCTION fsd_root_seen(volume text, workspace text, marker_found text, dev bigint, ino bigint)
 RETURNS text
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER
@@ -59,9 +60,9 @@ BEGIN
     END IF;
     answer := CASE
         WHEN marker_found = w.marker THEN 'ok'
-        WHEN marker_found IS NULL AND w.attached_at IS NULL THEN 'marker ' || w.marker
+        WHEN w.attached_at IS NULL THEN 'marker ' || w.marker
         WHEN marker_found IS NULL THEN 'refused: the root has no marker, but the workspace was attached before: not the registered directory (an empty volume after a failover?); see reattach_file_workspace'
-        ELSE 'refused: the root''s marker is another workspace''s or an older one: not the registered directory; see reattach_file_workspace'
+        ELSE 'refused: the root''s marker is not this workspace''s: not the registered directory; see reattach_file_workspace'
     END;
     UPDATE file_workspaces x
     SET seen_at = clock_timestamp(),

@@ -67,6 +67,9 @@ SELECT mcp_notes.add_file_workspace('file:///t/fs/busy', 'vol1', 'busy');
 SELECT mcp_notes.add_file_workspace('file://localhost/t/fs/vault/', 'vol1', 'vault') AS registered;
 SELECT mcp_notes.add_file_workspace('file:///t/fs/vault/inner', 'vol1', 'inner');
 SELECT mcp_notes.add_file_workspace('file:///t/fs', 'vol1', 'outer');
+SELECT mcp_notes.add_file_workspace('file:///t/fs/other', 'vol1', 'vault');
+SELECT mcp_notes.add_file_workspace('file:///t/fs/other', 'vol1', 'vault/inner');
+SELECT mcp_notes.add_file_workspace('file:///t/fs/other', 'vol1', '.');
 SELECT mcp_notes.grant_workspace('alice', 'file:///t/fs/vault');
 
 -------------------------------------------------------------------------------
@@ -225,9 +228,12 @@ SELECT mcp_notes.fsd_root_seen('vol1', 'file:///t/fs/vault', NULL, 1, 2) AS no_m
 SELECT refused IS NOT NULL AS refused FROM mcp_notes.file_workspaces WHERE workspace_uri = 'file:///t/fs/vault';
 SELECT mcp_notes.fsd_sync('vol1', 'file:///t/fs/vault', '[{"path": "c.md", "gone": true}]');
 SELECT mcp_notes.fsd_root_seen('vol1', 'file:///t/fs/vault', 'some-other-marker', 1, 2) AS another_marker;
+-- the operator says the directory now at the root is the workspace's: a new
+-- marker, written in place of whatever marker is there
 SELECT mcp_notes.reattach_file_workspace('file:///t/fs/vault');
-SELECT mcp_notes.fsd_root_seen('vol1', 'file:///t/fs/vault', :'marker', 1, 2) ~ '^refused' AS old_marker_refused,
-       mcp_notes.fsd_root_seen('vol1', 'file:///t/fs/vault', NULL, 1, 2) ~ '^marker ' AS new_marker_asked;
+SELECT mcp_notes.fsd_root_seen('vol1', 'file:///t/fs/vault', :'marker', 1, 2) ~ '^marker ' AS old_marker_replaced,
+       mcp_notes.fsd_root_seen('vol1', 'file:///t/fs/vault', NULL, 1, 2) ~ '^marker ' AS missing_marker_written,
+       (SELECT marker FROM mcp_notes.file_workspaces WHERE workspace_uri = 'file:///t/fs/vault') <> :'marker' AS a_new_one;
 SELECT mcp_notes.reattach_file_workspace('file:///t/fs/plain');
 SELECT mcp_notes.fsd_root_seen('vol1', 'file:///t/fs/plain', NULL, 1, 2) AS not_this_volume;
 
