@@ -119,6 +119,24 @@ class DeleteTest(unittest.TestCase):
         self.assertTrue((self.s.root / "e.md").exists())
         self.assertEqual(self.s.ops(), [], "a stale confirmation records no intent")
 
+    def test_a_file_replaced_by_an_identical_copy_after_the_form_is_not_removed(self):
+        """The state binds the file's identity, not only what the note says:
+        a copy with the same bytes is another file than the one confirmed."""
+        self.ready({"c.md": "# Copied report\n\nsame bytes\n"})
+        first = self.gw.call_delete(self.s.token, self.s.ws, "Copied", caps={"elicitation": {"form": {}}})
+        state, ids = harness.form_of(first)
+        before = self.s.db.sql("SELECT ino FROM mcp_notes.file_notes WHERE rel_path = 'c.md'")
+        tmp = self.s.root / "c.md.new"
+        tmp.write_text("# Copied report\n\nsame bytes\n")
+        os.rename(tmp, self.s.root / "c.md")
+        self.assertTrue(wait_until(lambda: self.s.db.sql(
+            "SELECT ino FROM mcp_notes.file_notes WHERE rel_path = 'c.md'") != before, 10))
+        resp = self.gw.call_delete(self.s.token, self.s.ws, "Copied", id=2, state=state,
+                                   responses=harness.accept(ids[0]), caps={"elicitation": {"form": {}}})
+        self.assertTrue(resp.result.get("isError"), resp)
+        self.assertTrue((self.s.root / "c.md").exists())
+        self.assertEqual(self.accepts(), [])
+
     def test_with_the_daemon_down_the_answer_is_pending_then_the_file_goes(self):
         d = self.ready({"p.md": "# Pending report\n\nwait\n"})
         d.stop()
