@@ -43,6 +43,7 @@ fsd_log(int level, const char *event, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	msg[strcspn(msg, "\n")] = '\0'; /* libpq's messages end in a newline */
 	clock_gettime(CLOCK_REALTIME, &now);
 	gmtime_r(&now.tv_sec, &tm);
 	strftime(stamp, sizeof stamp - 8, "%Y-%m-%dT%H:%M:%S", &tm);
