@@ -67,6 +67,23 @@ fsd_trash_stat(struct fsd_root *root, const char *op_id, struct fsd_ident *ident
 	return fsd_stat_leaf(root->trash_fd, op_id, ident, NULL);
 }
 
+/* What both moves start with: a valid op id, the trash, and the parent of
+ * rel opened beneath the root (made, with create_dirs). */
+static enum fsd_status
+begin(struct fsd_root *root, const char *op_id, const char *rel, bool create_dirs, int *parentfd,
+	  const char **leaf, bool *held)
+{
+	enum fsd_status st;
+
+	*held = false;
+	*parentfd = -1;
+	if (!fsd_op_id_ok(op_id))
+		return FSD_BAD_PATH;
+	if ((st = fsd_root_open_trash(root)) != FSD_OK)
+		return st;
+	return fsd_open_parent(root->fd, rel, create_dirs, parentfd, leaf);
+}
+
 enum fsd_status
 fsd_trash_move(struct fsd_root *root, const char *rel, const struct fsd_ident *expected, const char *op_id,
 			   bool *held)
@@ -76,12 +93,7 @@ fsd_trash_move(struct fsd_root *root, const char *rel, const struct fsd_ident *e
 	int parentfd;
 	enum fsd_status st;
 
-	*held = false;
-	if (!fsd_op_id_ok(op_id))
-		return FSD_BAD_PATH;
-	if ((st = fsd_root_open_trash(root)) != FSD_OK)
-		return st;
-	if ((st = fsd_open_parent(root->fd, rel, false, &parentfd, &leaf)) != FSD_OK)
+	if ((st = begin(root, op_id, rel, false, &parentfd, &leaf, held)) != FSD_OK)
 		return st;
 	st = fsd_stat_leaf(parentfd, leaf, &now, NULL);
 	if (st == FSD_OK && !fsd_ident_equal(&now, expected))
@@ -114,12 +126,7 @@ fsd_trash_put_back(struct fsd_root *root, const char *op_id, const char *rel, bo
 	int parentfd;
 	enum fsd_status st;
 
-	*held = false;
-	if (!fsd_op_id_ok(op_id))
-		return FSD_BAD_PATH;
-	if ((st = fsd_root_open_trash(root)) != FSD_OK)
-		return st;
-	if ((st = fsd_open_parent(root->fd, rel, true, &parentfd, &leaf)) != FSD_OK)
+	if ((st = begin(root, op_id, rel, true, &parentfd, &leaf, held)) != FSD_OK)
 		return st;
 	st = put_back(root, op_id, parentfd, leaf, held);
 	close(parentfd);

@@ -14,6 +14,27 @@ AS $$
 $$;
 COMMENT ON FUNCTION _fsd_op(text, text, text) IS 'Internal: a file operation of the volume in the given state, locked (NULL otherwise)';
 
+-- The note an operation is about, for its audit row: the live row (locked)
+-- while it exists, else what the intent recorded of it.
+CREATE OR REPLACE FUNCTION _fsd_op_note(op file_ops) RETURNS notes
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    note notes;
+BEGIN
+    SELECT n.* INTO note FROM notes n WHERE n.note_id = op.note_id FOR UPDATE;
+    IF note.note_id IS NULL THEN
+        note.note_id := op.note_id;
+        note.uri := op.note_uri;
+        note.title := op.title;
+    END IF;
+    RETURN note;
+END;
+$$;
+COMMENT ON FUNCTION _fsd_op_note(file_ops) IS
+'Internal: the note a file operation is about (the live row, locked, or what the intent recorded), for its audit row';
+
 -- T2: the confirmed file is in the trash.  The note row goes, the delete
 -- is audited (accept: deleted) and the waiting gateway is told, all in one
 -- transaction; a repeated report (after a crash) changes nothing, so there
@@ -31,12 +52,7 @@ BEGIN
     IF op.op_id IS NULL THEN
         RETURN (SELECT o.status FROM file_ops o WHERE o.op_id = fsd_trashed.op_id AND o.volume = fsd_trashed.volume);
     END IF;
-    SELECT n.* INTO note FROM notes n WHERE n.note_id = op.note_id FOR UPDATE;
-    IF note.note_id IS NULL THEN
-        note.note_id := op.note_id;
-        note.uri := op.note_uri;
-        note.title := op.title;
-    END IF;
+    note := _fsd_op_note(op);
     DELETE FROM notes n WHERE n.note_id = op.note_id;
     UPDATE file_ops o SET status = 'trashed', updated_at = clock_timestamp() WHERE o.op_id = op.op_id;
     PERFORM _audit(op.principal, op.request, op.asked_in, note, 'accept');
@@ -69,7 +85,6 @@ SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
     op file_ops;
-    note notes;
 BEGIN
     PERFORM _fsd_check(volume);
     IF outcome IS NULL OR outcome NOT IN ('conflict', 'missing') THEN
@@ -83,10 +98,7 @@ BEGIN
     UPDATE file_ops o SET status = outcome, detail = left(fsd_failed.detail, 500), updated_at = clock_timestamp()
     WHERE o.op_id = op.op_id;
     UPDATE spent_states s SET outcome = 'stale' WHERE s.nonce = op.nonce;
-    note.note_id := op.note_id;
-    note.uri := op.note_uri;
-    note.title := op.title;
-    PERFORM _audit(op.principal, op.request, op.asked_in, note, 'stale');
+    PERFORM _audit(op.principal, op.request, op.asked_in, _fsd_op_note(op), 'stale');
     PERFORM pg_catalog.pg_notify('mcp_notes_fileops', op.op_id);
 END;
 $$;
