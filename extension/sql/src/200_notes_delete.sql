@@ -549,7 +549,11 @@ SELECT _register_tool(1, jsonb_build_object(
         'properties', jsonb_build_object(
             'deleted', jsonb_build_object('type', 'boolean'),
             'noteId', jsonb_build_object('type', 'string'),
-            'cancelled', jsonb_build_object('type', 'boolean')),
+            'cancelled', jsonb_build_object('type', 'boolean'),
+            'pending', jsonb_build_object('type', 'boolean',
+                'description', 'A file-backed note: the delete is recorded and its file not yet removed'),
+            'operationId', jsonb_build_object('type', 'string',
+                'description', 'A file-backed note: the id of the file operation')),
         'required', jsonb_build_array('deleted')),
     'annotations', jsonb_build_object(
         'readOnlyHint', false,
