@@ -4,12 +4,15 @@ replaced by an empty or another directory (a new volume after a failover)
 is refused, never taken for "every note was removed"; and the operator's
 reattach makes the directory now there the workspace's."""
 import os
+import secrets
 import shutil
 import subprocess
+import tempfile
+import types
 import unittest
 
-from tests.e2e.harness import lit, wait_until
-from tests.fs.fsharness import FsDatabase
+from tests.e2e.harness import lit, psql, wait_until
+from tests.fs.fsharness import Daemon, FsDatabase
 
 
 def psql_as(fsdb, password, sql):
@@ -92,6 +95,38 @@ class DaemonTest(unittest.TestCase):
         d = self.s.start_daemon()
         self.assertTrue(self.s.attached(), d.log())
         self.assertTrue(self.s.wait_notes(lambda n: len(n) == 2), (self.s.notes(), d.log()))
+
+    def test_a_restored_database_takes_the_files_as_they_are(self):
+        """pg_dump keeps the workspaces and the operations, not file_notes (derived): after a
+        restore every note is confirmed against its file, which is neither rewritten nor
+        taken for a conflict."""
+        self.s.write("a.md", "# Alpha\n\nwith a heading\n")
+        self.s.write("sub/b.md", "no heading, the name is the title\n")
+        d = self.s.start_daemon()
+        self.assertTrue(self.s.wait_notes(lambda n: len(n) == 2), d.log())
+        before = self.s.notes()
+        d.stop()
+        inodes = {p: p.stat().st_ino for p in (self.s.root / "a.md", self.s.root / "sub" / "b.md")}
+        restored = f"{self.s.db.name}_r"
+        with tempfile.NamedTemporaryFile(suffix=".dump") as dump:
+            subprocess.run(["pg_dump", "-Fc", "-d", self.s.db.name, "-f", dump.name], check=True, capture_output=True)
+            psql(f"CREATE DATABASE {restored}")
+            self.addCleanup(psql, f"DROP DATABASE IF EXISTS {restored} WITH (FORCE)", check=False)
+            r = subprocess.run(["pg_restore", "-d", restored, dump.name], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+        psql(f"SELECT mcp_notes.add_file_volume({lit(self.s.volume)}, {lit(self.fsdb.fsd_role)})", dbname=restored)
+        other = types.SimpleNamespace(volume=self.s.volume, base=self.s.base, fsd_password=self.s.fsd_password,
+                                      fsd_conninfo=lambda: self.s.fsd_conninfo().replace(
+                                          f"dbname={self.s.db.name} ", f"dbname={restored} "))
+        d = Daemon(other)
+        self.addCleanup(d.cleanup)
+        settled = "SELECT count(*) FROM mcp_notes.file_notes WHERE dev IS NOT NULL AND write_seq = written_seq"
+        self.assertTrue(wait_until(lambda: psql(settled, dbname=restored) == "2", 20), d.log())
+        self.assertEqual(psql("SELECT count(*) FROM mcp_notes.file_ops", dbname=restored), "0", "no conflict")
+        self.assertEqual({p: p.stat().st_ino for p in inodes}, inodes, "no file rewritten")
+        after = psql("SELECT json_agg(json_build_array(uri, note_id, title, body) ORDER BY uri) FROM mcp_notes.notes",
+                     dbname=restored)
+        self.assertEqual({r[0]: tuple(r[1:]) for r in __import__("json").loads(after)}, before)
 
 
 if __name__ == "__main__":

@@ -125,18 +125,20 @@ COMMENT ON FUNCTION fsd_written(text, text, bigint, bigint, bigint, bigint, bigi
 'mcp-notes-fsd: a note''s file was written atomically: its identity, and the change seq is done';
 
 -- The disk refused a write.  Where a file is there but is not the version
--- the database knew (edited meanwhile, or created by someone else), the
--- disk's version wins: the next scan brings it in.  Where no note file can
--- be there (the path is gone, is a symlink or crosses a mount, the file has
--- a second name), the note goes, as the scan would remove it.  Either way
--- the refused write is kept in file_ops for the operator.
+-- the database knew (edited meanwhile, or a file at the path of a new
+-- note), the disk's version wins: the note forgets the file's identity, and
+-- the next scan reads the file (_fsd_sync_file records a conflict when its
+-- content differs from the note's, and adopts it quietly when it is the
+-- same, as after a restore).  Where no note file can be (the path is gone,
+-- is a symlink or crosses a mount, the file has a second name), the note
+-- goes, as the scan would remove it, and the refused write is kept in
+-- file_ops for the operator.
 CREATE OR REPLACE FUNCTION fsd_write_failed(volume text, note_id text, seq bigint, status text) RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
     f file_notes;
-    kept boolean := status IN ('changed', 'exists');
 BEGIN
     PERFORM _fsd_check(volume);
     SELECT x.* INTO f FROM file_notes x JOIN file_workspaces w USING (workspace_uri)
@@ -144,18 +146,15 @@ BEGIN
     IF f.note_id IS NULL OR f.written_seq >= seq THEN
         RETURN;
     END IF;
-    INSERT INTO file_ops (kind, status, volume, workspace_uri, note_id, note_uri, title, rel_path, dev, ino, size, mtime_ns, detail)
-    SELECT 'write', 'conflict', volume, f.workspace_uri, f.note_id, n.uri, n.title, f.rel_path, f.dev, f.ino, f.size, f.mtime_ns,
-           format('the write of change %s was refused (%s); %s', seq, left(status, 100),
-                  CASE WHEN kept THEN 'the file on disk is kept and read back' ELSE 'no note file can be there: the note was removed' END)
-    FROM notes n WHERE n.note_id = f.note_id;
-    IF kept THEN
+    IF status IN ('changed', 'exists') THEN
         UPDATE file_notes x SET written_seq = seq, dev = NULL, ino = NULL, size = NULL, mtime_ns = NULL
         WHERE x.note_id = f.note_id;
-    ELSE
-        DELETE FROM notes n WHERE n.note_id = f.note_id;
+        RETURN;
     END IF;
+    PERFORM _file_write_conflict(f, format('the write of change %s was refused (%s); no note file can be there: the note was removed',
+                                           seq, left(status, 100)));
+    DELETE FROM notes n WHERE n.note_id = f.note_id;
 END;
 $$;
 COMMENT ON FUNCTION fsd_write_failed(text, text, bigint, text) IS
-'mcp-notes-fsd: the disk refused a note''s write: the disk''s version wins (read back at the next scan, or the note removed where no file can be); recorded in file_ops';
+'mcp-notes-fsd: the disk refused a note''s write: the disk''s version wins (read back at the next scan), or the note is removed where no note file can be (recorded in file_ops)';

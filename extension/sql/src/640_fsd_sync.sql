@@ -2,6 +2,21 @@
 -- File-backed workspaces: changes made on disk reach the notes (fsd_sync)
 -------------------------------------------------------------------------------
 
+-- A write through the database that the disk's version replaced, for the
+-- operator: a conflict row in file_ops.
+CREATE OR REPLACE FUNCTION _file_write_conflict(f file_notes, detail text) RETURNS void
+LANGUAGE sql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    INSERT INTO file_ops (kind, status, volume, workspace_uri, note_id, note_uri, title, rel_path, dev, ino, size, mtime_ns, detail)
+    SELECT 'write', 'conflict', w.volume, f.workspace_uri, f.note_id, n.uri, n.title, f.rel_path, f.dev, f.ino, f.size,
+           f.mtime_ns, detail
+    FROM notes n JOIN file_workspaces w ON w.workspace_uri = f.workspace_uri
+    WHERE n.note_id = f.note_id
+$$;
+COMMENT ON FUNCTION _file_write_conflict(file_notes, text) IS
+'Internal: records in file_ops a write through the database that the disk''s version replaced or refused';
+
 -- A note's file is busy while a delete intent or a write through the
 -- database is pending: what the scan saw waits for that to finish.
 CREATE OR REPLACE FUNCTION _file_busy(f file_notes) RETURNS boolean
@@ -91,6 +106,12 @@ BEGIN
     IF f.note_id IS NOT NULL AND f.rel_path = rel AND (f.dev, f.ino, f.size, f.mtime_ns)
            = ((e ->> 'dev')::bigint, (e ->> 'ino')::bigint, (e ->> 'size')::bigint, (e ->> 'mtime')::bigint) THEN
         RETURN 'unchanged';
+    END IF;
+    IF f.note_id IS NOT NULL AND f.dev IS NULL AND EXISTS (
+           SELECT 1 FROM notes n, _file_parse(rel, e ->> 'body') p
+           WHERE n.note_id = f.note_id AND (n.title, n.body) IS DISTINCT FROM (p.title, p.body)) THEN
+        -- the database had a version the disk never got: the disk's wins, on record
+        PERFORM _file_write_conflict(f, 'the file on disk differs from the note''s version written through the database; the disk''s version is kept');
     END IF;
     IF f.note_id IS NOT NULL THEN
         PERFORM _fsd_sync_take(f.note_id, rel, uri, e);

@@ -98,7 +98,9 @@ COMMENT ON TABLE file_ops IS
 'Write-ahead record of file deletes (intent, trashed, done, or conflict/missing: nothing removed) and of writes the disk refused';
 COMMENT ON COLUMN file_ops.request IS 'The request ids of the confirming call (requestId, gatewayId, client info), for the audit row';
 
+-- file_notes is not dumped: it is derived (the trigger on notes makes a
+-- row for every restored note, and the daemon confirms each against its
+-- file), and a dumped copy would collide with those rows on restore.
 SELECT pg_catalog.pg_extension_config_dump('file_volumes', '');
 SELECT pg_catalog.pg_extension_config_dump('file_workspaces', '');
-SELECT pg_catalog.pg_extension_config_dump('file_notes', '');
 SELECT pg_catalog.pg_extension_config_dump('file_ops', '');
