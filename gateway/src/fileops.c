@@ -1,33 +1,30 @@
 /*
  * fileops.c
- *		The bounded wait for a file operation (fileops.h): one LISTEN
- *		connection per gateway on mcp_notes_fileops and a registry of the
- *		requests waiting, keyed by operation id.  A waiter registers before
- *		it first asks the database, so a notification cannot fall between
- *		the question and the wait; while no LISTEN is in place (reconnecting,
+ *		The bounded wait for a file operation (fileops.h): a subscriber of
+ *		the gateway's one LISTEN connection (notify.c) on the channel
+ *		features() names for FILEOPS_METHOD, and a registry of the requests
+ *		waiting, keyed by operation id.  A waiter registers before it first
+ *		asks the database, so a notification cannot fall between the
+ *		question and the wait; while no LISTEN is in place (reconnecting,
  *		stdio mode) a waiter asks again every POLL_MS instead.
  */
 #include "fileops.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
-#include <libpq-fe.h>
 
 #include "clock.h"
+#include "extension.h"
 #include "log.h"
+#include "notify.h"
 
 #define POLL_MS				250
-#define RECONNECT_MIN_MS	100
-#define RECONNECT_MAX_MS	5000
 #define MAX_KEY				64
 
 struct waiter
@@ -42,11 +39,7 @@ static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct waiter *waiters;	/* guarded by reg_mu */
 static atomic_bool connected;
 
-static pthread_t listener;
-static bool started;
-static int	stop_pipe[2] = {-1, -1};
-
-/* key NULL: every waiter (after a reconnect a notification may be lost) */
+/* key NULL: every waiter (what was notified while nobody listened is lost) */
 static void
 wake(const char *key)
 {
@@ -60,113 +53,40 @@ wake(const char *key)
 	pthread_mutex_unlock(&reg_mu);
 }
 
-static PGconn *
-subscribe(void)
+/* the channel features() names for the outcome of a file operation (NULL:
+ * an extension without file workspaces, nothing to listen for) */
+static const char *
+outcome_channel(void)
 {
 	struct db_error err = {0};
-	PGconn	   *pg = db_connect_dedicated(&err);
-	PGresult   *res;
-	bool		ok;
 
-	if (pg == NULL)
+	if (features_ensure(&err) != OUT_OK)
 		return NULL;
-	PQclear(PQexec(pg, "SELECT pg_catalog.set_config('application_name', "
-				   "pg_catalog.left(pg_catalog.current_setting('application_name'), 50) || ' fileops', false)"));
-	res = PQexec(pg, "LISTEN " FILEOPS_CHANNEL);
-	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
-	if (!ok)
-		log_event(GW_LOG_WARN, "fileops_listen", "LISTEN " FILEOPS_CHANNEL " failed: %s", PQresultErrorMessage(res));
-	PQclear(res);
-	if (!ok)
-	{
-		PQfinish(pg);
-		return NULL;
-	}
-	return pg;
+	return features_internal_channel(FILEOPS_METHOD);
 }
 
-/* false when asked to stop */
-static bool
-wait_input(PGconn *pg, int timeout_ms)
+static void
+on_notify(const char *payload, void *cls)
 {
-	struct pollfd pfd[2] = {{stop_pipe[0], POLLIN, 0}, {pg ? PQsocket(pg) : -1, POLLIN, 0}};
-
-	while (poll(pfd, pg ? 2 : 1, timeout_ms) < 0)
-		if (errno != EINTR)
-			return false;
-	return pfd[0].revents == 0;
+	(void) cls;
+	wake(payload);
 }
 
-static void *
-listener_main(void *arg)
+static void
+on_state(bool listening, void *cls)
 {
-	PGconn	   *pg = NULL;
-	int			backoff_ms = RECONNECT_MIN_MS;
-
-	(void) arg;
-	for (;;)
-	{
-		PGnotify   *n;
-
-		if (pg == NULL && (pg = subscribe()) != NULL)
-		{
-			backoff_ms = RECONNECT_MIN_MS;
-			atomic_store(&connected, true);
-			wake(NULL);
-		}
-		if (pg == NULL)
-		{
-			if (!wait_input(NULL, backoff_ms))
-				break;
-			backoff_ms = backoff_ms * 2 > RECONNECT_MAX_MS ? RECONNECT_MAX_MS : backoff_ms * 2;
-			continue;
-		}
-		if (!wait_input(pg, -1))
-			break;
-		if (!PQconsumeInput(pg) || PQstatus(pg) != CONNECTION_OK)
-		{
-			atomic_store(&connected, false);
-			log_event(GW_LOG_WARN, "fileops_listen", "lost the " FILEOPS_CHANNEL " listener connection: reconnecting");
-			PQfinish(pg);
-			pg = NULL;
-			continue;
-		}
-		while ((n = PQnotifies(pg)) != NULL)
-		{
-			wake(n->extra);
-			PQfreemem(n);
-		}
-	}
-	atomic_store(&connected, false);
-	PQfinish(pg);
-	return NULL;
+	(void) cls;
+	atomic_store(&connected, listening);
+	if (listening)
+		wake(NULL);
 }
+
+static const struct notify_sub subscription = {outcome_channel, on_notify, on_state, NULL};
 
 int
-fileops_start(void)
+fileops_init(void)
 {
-	if (pipe(stop_pipe) != 0)
-		return -1;
-	fcntl(stop_pipe[0], F_SETFD, FD_CLOEXEC);
-	fcntl(stop_pipe[1], F_SETFD, FD_CLOEXEC);
-	if (pthread_create(&listener, NULL, listener_main, NULL) != 0)
-		return -1;
-	started = true;
-	return 0;
-}
-
-void
-fileops_stop(void)
-{
-	if (!started)
-		return;
-	if (write(stop_pipe[1], "x", 1) != 1)
-		log_event(GW_LOG_WARN, "fileops_listen", "cannot signal the listener thread: %s", strerror(errno));
-	pthread_join(listener, NULL);
-	started = false;
-	close(stop_pipe[0]);
-	close(stop_pipe[1]);
-	stop_pipe[0] = stop_pipe[1] = -1;
+	return notify_register(&subscription);
 }
 
 /* The "await" of an outcome on our channel: its key and bound. */
@@ -186,9 +106,12 @@ await_of(const char *text, char *key, long *ms)
 	json_tokener_free(tok);
 	if (root && json_object_object_get_ex(root, "await", &aw) && json_object_is_type(aw, json_type_object) &&
 		json_object_object_get_ex(aw, "channel", &v) && json_object_is_type(v, json_type_string) &&
-		strcmp(json_object_get_string(v), FILEOPS_CHANNEL) == 0 &&
+		features_internal_channel(FILEOPS_METHOD) != NULL &&
+		strcmp(json_object_get_string(v), features_internal_channel(FILEOPS_METHOD)) == 0 &&
 		json_object_object_get_ex(aw, "key", &v) && json_object_is_type(v, json_type_string) &&
-		json_object_get_string_len(v) > 0 && json_object_get_string_len(v) <= MAX_KEY)
+		json_object_get_string_len(v) > 0 && json_object_get_string_len(v) <= MAX_KEY &&
+		strspn(json_object_get_string(v), "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+			== (size_t) json_object_get_string_len(v))
 	{
 		snprintf(key, MAX_KEY + 1, "%s", json_object_get_string(v));
 		*ms = json_object_object_get_ex(aw, "ms", &v) && json_object_is_type(v, json_type_int)
@@ -229,16 +152,19 @@ answer_of(const char *text)
 	return a;
 }
 
-/* file_op_outcome(_as): the outcome as text, or NULL (logged) */
+/* The internal method FILEOPS_METHOD through handle(): the outcome as text, or NULL (logged). */
 static char *
 ask(bool dev, const char *credential, const char *key)
 {
-	const char *values[2] = {credential, key};
+	char		request[160];
 	struct db_error err = {0};
 	char	   *json = NULL;
+	int			retries = 0;
 
-	if (db_call(dev ? "SELECT mcp_notes.file_op_outcome_as($1::text, $2::text)::text"
-				: "SELECT mcp_notes.file_op_outcome($1::text, $2::text)::text", 2, values, &json, &err) != OUT_OK)
+	/* key is an operation id the database gave (checked: at most MAX_KEY of [A-Za-z0-9_-]) */
+	snprintf(request, sizeof(request), "{\"method\":\"%s\",\"params\":{\"operationId\":\"%s\"}}",
+			 FILEOPS_METHOD, key);
+	if (db_handle(dev, credential, request, &json, &retries, &err) != OUT_OK)
 	{
 		log_event(GW_LOG_WARN, "fileops_outcome", "asking for file operation %s failed: %s", key, err.message);
 		free(json);

@@ -4,12 +4,13 @@
  *		database records the delete as an intent and answers with an
  *		outcome that carries "await": {"channel", "key", "ms"}.  The file
  *		itself is moved aside by mcp-notes-fsd, which the gateway never
- *		talks to; the database notifies channel mcp_notes_fileops with the
- *		operation's id once the file is in the trash (or nothing was
- *		removed).  The gateway waits for that, bounded and without holding
- *		a database connection, then asks file_op_outcome for the final
- *		answer; after the bound it answers the pending result as it is
- *		("recorded, removal pending", with the operation id).
+ *		talks to; the database notifies the channel that features() names
+ *		for the internal method FILEOPS_METHOD, with the operation's id, once
+ *		the file is in the trash (or nothing was removed).  The gateway waits
+ *		for that, bounded and without holding a database connection, then
+ *		asks handle() (FILEOPS_METHOD) for the final answer; after the bound
+ *		it answers the pending result as it is ("recorded, removal pending",
+ *		with the operation id).
  */
 #ifndef GW_FILEOPS_H
 #define GW_FILEOPS_H
@@ -18,12 +19,11 @@
 
 #include "db.h"
 
-#define FILEOPS_CHANNEL		"mcp_notes_fileops"
+#define FILEOPS_METHOD		"mcp_notes/fileop/outcome"
 #define FILEOPS_MAX_WAIT_MS	10000	/* whatever an outcome asks for */
 
-/* The LISTEN thread (HTTP mode); without it waits poll the database. 0 on success. */
-extern int	fileops_start(void);
-extern void fileops_stop(void);
+/* Subscribe to the notifications (before notify_start; HTTP mode). 0 on success. */
+extern int	fileops_init(void);
 
 /*
  * db_handle, then, for an outcome that says "await", the bounded wait and

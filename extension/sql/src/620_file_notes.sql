@@ -126,8 +126,8 @@ COMMENT ON FUNCTION _file_delete_answer(file_ops) IS
 -- the nonce and re-checked grant, note and digest under lock (_delete_note):
 -- the intent, with the file identity the digest covered.  The answer asks
 -- the gateway to wait (bounded) for the daemon's notification and then to
--- fetch the final answer (file_op_outcome); a gateway that does not know
--- "await" answers the honest pending result.
+-- fetch the final answer (the internal method mcp_notes/fileop/outcome); a
+-- gateway that does not know "await" answers the honest pending result.
 CREATE OR REPLACE FUNCTION _file_delete_intent(principal text, request jsonb, workspace text, note notes,
                                                spent_nonce text) RETURNS jsonb
 LANGUAGE plpgsql VOLATILE
@@ -163,10 +163,11 @@ $$;
 COMMENT ON FUNCTION _file_delete_intent(text, jsonb, text, notes, text) IS
 'Internal: notes_delete of a file-backed note (step T1): records the intent with the file identity; the pending answer, with "await" for the gateway';
 
--- What the gateway asks after the wait: the answer for an operation of the
--- caller's own.  Another principal's operation and an unknown id get the
--- same refusal.
-CREATE OR REPLACE FUNCTION _file_op_outcome(principal text, op_id text) RETURNS jsonb
+-- The internal method mcp_notes/fileop/outcome (features().internalMethods,
+-- channel mcp_notes_fileops): what the gateway asks after the wait, for an
+-- operation of the caller's own (params.operationId).  Another principal's
+-- operation and an unknown id get the same refusal.
+CREATE OR REPLACE FUNCTION _file_op_outcome(principal text, request jsonb) RETURNS jsonb
 LANGUAGE plpgsql STABLE
 SET search_path = mcp_notes, pg_temp
 AS $$
@@ -174,57 +175,13 @@ DECLARE
     op file_ops;
 BEGIN
     SELECT o.* INTO op FROM file_ops o
-    WHERE o.op_id = _file_op_outcome.op_id AND o.kind = 'delete' AND o.principal = _file_op_outcome.principal;
+    WHERE o.op_id = _file_op_outcome.request #>> '{params,operationId}' AND o.kind = 'delete'
+      AND o.principal = _file_op_outcome.principal;
     IF op.op_id IS NULL THEN
         RETURN _invalid_params('unknown_operation', 'no such file operation of yours');
     END IF;
     RETURN jsonb_build_object('result', _file_delete_answer(op) -> 'result');
 END;
 $$;
-COMMENT ON FUNCTION _file_op_outcome(text, text) IS
-'Internal: the notes_delete outcome of a file operation of the principal''s, in its current state';
-
-CREATE OR REPLACE FUNCTION file_op_outcome(token text, op_id text) RETURNS jsonb
-LANGUAGE plpgsql STABLE SECURITY DEFINER
-SET search_path = mcp_notes, pg_temp
-AS $$
-DECLARE
-    principal text;
-BEGIN
-    PERFORM _require_own_transaction('mcp_notes.file_op_outcome');
-    principal := authenticate(token);
-    IF principal IS NULL THEN
-        RETURN _error('unauthenticated', 'missing, invalid, expired or revoked bearer token');
-    END IF;
-    RETURN _file_op_outcome(principal, op_id);
-END;
-$$;
-COMMENT ON FUNCTION file_op_outcome(text, text) IS
-'The outcome of a file operation (a notes_delete whose answer said "await") for the principal the bearer token proves: the final tool result once the daemon acted';
-
-CREATE OR REPLACE FUNCTION file_op_outcome_as(principal text, op_id text) RETURNS jsonb
-LANGUAGE plpgsql STABLE SECURITY DEFINER
-SET search_path = mcp_notes, pg_temp
-AS $$
-BEGIN
-    PERFORM _check_principal(principal);
-    RETURN _file_op_outcome(principal, op_id);
-END;
-$$;
-COMMENT ON FUNCTION file_op_outcome_as(text, text) IS
-'Development only: file_op_outcome for a principal named by the caller. Executable only by roles given grant_dev_gateway';
-
--- EXECUTE on the entry points above, for grant_gateway and grant_dev_gateway.
-CREATE OR REPLACE FUNCTION _grant_file_ops(role regrole, dev boolean) RETURNS void
-LANGUAGE plpgsql VOLATILE
-SET search_path = mcp_notes, pg_temp
-AS $$
-BEGIN
-    EXECUTE format('GRANT EXECUTE ON FUNCTION mcp_notes.file_op_outcome(text, text) TO %s', role);
-    IF dev THEN
-        EXECUTE format('GRANT EXECUTE ON FUNCTION mcp_notes.file_op_outcome_as(text, text) TO %s', role);
-    END IF;
-END;
-$$;
-COMMENT ON FUNCTION _grant_file_ops(regrole, boolean) IS
-'Internal: EXECUTE on file_op_outcome (dev: file_op_outcome_as) for a gateway role; called by grant_gateway and grant_dev_gateway';
+COMMENT ON FUNCTION _file_op_outcome(text, jsonb) IS
+'Internal: the internal method mcp_notes/fileop/outcome: the notes_delete outcome of a file operation of the principal''s, in its current state';

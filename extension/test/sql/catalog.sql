@@ -63,8 +63,7 @@ FROM (VALUES ('regress_catalog_gateway'), ('regress_catalog_dev_gateway')) r(rol
              ('mcp_notes.legacy_session_check(text, text)'), ('mcp_notes.legacy_session_close(text, text)'),
              ('mcp_notes.legacy_pending_open(text, text, jsonb, interval)'),
              ('mcp_notes.legacy_answer(text, text, jsonb)'),
-             ('mcp_notes.legacy_pending_take(text, bigint, boolean)'),
-             ('mcp_notes.file_op_outcome(text, text)')) f(fn)
+             ('mcp_notes.legacy_pending_take(text, bigint, boolean)')) f(fn)
 UNION ALL
 SELECT 'regress_catalog_dev_gateway', f.fn::regprocedure
 FROM (VALUES ('mcp_notes.handle_as(text, jsonb)'),
@@ -73,8 +72,7 @@ FROM (VALUES ('mcp_notes.handle_as(text, jsonb)'),
              ('mcp_notes.legacy_session_check_as(text, text)'), ('mcp_notes.legacy_session_close_as(text, text)'),
              ('mcp_notes.legacy_pending_open_as(text, text, jsonb, interval)'),
              ('mcp_notes.legacy_answer_as(text, text, jsonb)'),
-             ('mcp_notes.legacy_pending_take_as(text, bigint, boolean)'),
-             ('mcp_notes.file_op_outcome_as(text, text)')) f(fn);
+             ('mcp_notes.legacy_pending_take_as(text, bigint, boolean)')) f(fn);
 
 -- Must be empty: executable but not allowed, or allowed but not executable.
 SELECT r.role, f.fn, has_function_privilege(r.role, f.oid, 'EXECUTE') AS executable

@@ -9,6 +9,12 @@
 \set ECHO all
 SET default_transaction_isolation = serializable;
 
+-- The answer to a notes_delete that said "await", as the gateway asks for it.
+CREATE FUNCTION t.outcome_of(principal text, op text) RETURNS jsonb LANGUAGE sql AS $$
+    SELECT mcp_notes.handle_as(principal, jsonb_build_object('method', 'mcp_notes/fileop/outcome',
+        'params', jsonb_build_object('operationId', op)))
+$$;
+
 -- One tools/call through handle_as, as a gateway sends it.
 CREATE FUNCTION t.fs(tool text, args jsonb, extra jsonb DEFAULT '{}') RETURNS jsonb LANGUAGE sql AS $$
     SELECT mcp_notes.handle_as('alice', jsonb_build_object('method', 'tools/call',
@@ -120,6 +126,7 @@ SELECT t.outcome(:'r');
 SELECT t.fs('notes_delete', '{"workspaceUri": "file:///t/fs/vault", "title": "Alpha"}',
             jsonb_build_object('requestState', t.state(:'r'), 'inputResponses', t.accept(:'alpha'))) AS d \gset
 -- the pending answer (never "deleted" yet) and what the gateway awaits
+SELECT mcp_notes.features() #> '{internalMethods,mcp_notes/fileop/outcome}' AS internal_method;
 SELECT (:'d'::jsonb #> '{result,structuredContent}') - 'operationId' - 'noteId' AS pending,
        :'d'::jsonb #>> '{await,channel}' AS channel, :'d'::jsonb #>> '{await,ms}' AS ms,
        :'d'::jsonb #>> '{await,key}' = :'d'::jsonb #>> '{result,structuredContent,operationId}' AS key_is_the_op;
@@ -137,15 +144,15 @@ SELECT regexp_replace(t.outcome(t.fs('notes_delete', '{"workspaceUri": "file:///
        '[0-9a-f-]{36}', 'OP') AS second_intent;
 -- the daemon's queue, and what the gateway is told while the file is in place
 SELECT op_id = :'op' AS is_the_op, kind, status, rel_path FROM mcp_notes.fsd_pending('vol1');
-SELECT mcp_notes.file_op_outcome_as('alice', :'op') #> '{result,structuredContent,pending}' AS still_pending;
-SELECT t.outcome(mcp_notes.file_op_outcome_as('bob', :'op'));
+SELECT t.outcome_of('alice', :'op') #> '{result,structuredContent,pending}' AS still_pending;
+SELECT t.outcome(t.outcome_of('bob', :'op'));
 -- T2, twice (a daemon that died after the first): one audit row
 SELECT mcp_notes.fsd_trashed('vol1', :'op') AS first, mcp_notes.fsd_trashed('vol1', :'op') AS again;
 SELECT outcome, note_uri, title, request_id, gateway_id, client_info FROM mcp_notes.delete_audit
 WHERE workspace_uri = 'file:///t/fs/vault' ORDER BY audit_id;
 SELECT count(*) AS notes_left, (SELECT count(*) FROM mcp_notes.file_notes WHERE note_id = :'alpha') AS file_rows_left
 FROM mcp_notes.notes WHERE note_id = :'alpha';
-SELECT regexp_replace(t.outcome(mcp_notes.file_op_outcome_as('alice', :'op')), '[0-9a-f-]{36}', 'OP') AS answer;
+SELECT regexp_replace(t.outcome(t.outcome_of('alice', :'op')), '[0-9a-f-]{36}', 'OP') AS answer;
 SELECT mcp_notes.fsd_done('vol1', :'op');
 SELECT status FROM mcp_notes.file_ops WHERE op_id = :'op';
 SELECT count(*) AS pending FROM mcp_notes.fsd_pending('vol1');
@@ -169,8 +176,8 @@ SELECT t.fs('notes_delete', '{"workspaceUri": "file:///t/fs/vault", "title": "Ga
 SELECT mcp_notes.fsd_failed('vol1', :'op_beta', 'conflict', 'the file at that path is not the one confirmed');
 SELECT mcp_notes.fsd_failed('vol1', :'op_gamma', 'missing', 'no file at that path');
 SELECT mcp_notes.fsd_failed('vol1', :'op_gamma', 'gone', 'an outcome that does not exist');
-SELECT t.outcome(mcp_notes.file_op_outcome_as('alice', :'op_beta')) AS beta_answer;
-SELECT t.outcome(mcp_notes.file_op_outcome_as('alice', :'op_gamma')) AS gamma_answer;
+SELECT t.outcome(t.outcome_of('alice', :'op_beta')) AS beta_answer;
+SELECT t.outcome(t.outcome_of('alice', :'op_gamma')) AS gamma_answer;
 SELECT o.status, o.detail, s.outcome AS spent_as
 FROM mcp_notes.file_ops o JOIN mcp_notes.spent_states s ON s.nonce = o.nonce
 WHERE o.op_id IN (:'op_beta', :'op_gamma') ORDER BY o.rel_path;
