@@ -56,7 +56,9 @@ COMMENT ON FUNCTION _tool_notes_move(text, jsonb) IS
 'Internal: the notes_move tool: a note inside a granted workspace to another uri inside it (never over another note), refused when expectedUpdatedAt is not its version; audited';
 
 -- What refuses a move of a locked note to a free-looking target: a stale
--- expectedUpdatedAt, or a note already there.
+-- expectedUpdatedAt, a note already there, or a file-backed workspace on
+-- either side (a file-backed note follows its file, which is moved on disk:
+-- docs/file-workspaces.md).
 CREATE OR REPLACE FUNCTION _move_refusal(args jsonb, note notes, target text) RETURNS jsonb
 LANGUAGE sql STABLE
 SET search_path = mcp_notes, pg_temp
@@ -67,10 +69,13 @@ AS $$
                                  _printable(args ->> 'expectedUpdatedAt'), _note_time(note.updated_at), _note_time(note.updated_at)))
         WHEN EXISTS (SELECT 1 FROM notes n WHERE n.uri = target) THEN
             _tool_refusal(format('A note already exists at %s; nothing was moved. Choose another uri.', target))
+        WHEN EXISTS (SELECT 1 FROM file_workspaces w
+                     WHERE uri_contains(w.workspace_uri, note.uri) OR uri_contains(w.workspace_uri, target)) THEN
+            _tool_refusal('Nothing was moved: notes_move does not move a note into or out of a file-backed workspace, whose notes are files. Move or rename the file itself and the note follows.')
     END
 $$;
 COMMENT ON FUNCTION _move_refusal(jsonb, notes, text) IS
-'Internal: notes_move step: the tool error for a stale expectedUpdatedAt or an occupied target, else NULL';
+'Internal: notes_move step: the tool error for a stale expectedUpdatedAt, an occupied target or a file-backed note or target, else NULL';
 
 -- notes_move in the registry: its descriptor for tools/list, its handler for tools/call.
 SELECT _register_tool(7, _tool_descriptor('{

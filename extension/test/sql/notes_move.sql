@@ -94,3 +94,24 @@ SELECT t.mv('mia', :'idea', 'file:///t/mv/moved-again.md') AS moved_after_the_fo
 SELECT t.outcome(t.call('mia', 'file:///t/mv', 'Idea', t.accept(:'idea'), t.state(:'r'))) AS accept_after_move;
 SELECT count(*) AS idea_still_there FROM mcp_notes.notes WHERE note_id = :'idea';
 SELECT action, fields, note_uri FROM mcp_notes.change_audit WHERE note_id = :'idea' ORDER BY audit_id;
+
+-- A file-backed workspace (docs/file-workspaces.md): its notes are files,
+-- moved on disk, so notes_move refuses a move out of one or into one (a
+-- tool error, not the trigger's exception), and nothing moves.
+CREATE ROLE regress_mv_daemon;
+SELECT mcp_notes.add_file_volume('mvvol', 'regress_mv_daemon');
+SELECT mcp_notes.add_file_workspace('file:///t/mvf', 'mvvol', 'mvf') AS file_workspace;
+SELECT mcp_notes.grant_workspace('mia', 'file:///t/mvf');
+SELECT mcp_notes.add_workspace('file:///t');
+SELECT mcp_notes.grant_workspace('mia', 'file:///t');
+SELECT mcp_notes.add_note('file:///t/mvf/a.md', 'File note') AS filed \gset
+SELECT mcp_notes.add_note('file:///t/mvn/b.md', 'Plain note') AS plain \gset
+SELECT t.mv('mia', :'filed', 'file:///t/mvf/renamed.md', 'file:///t/mvf') AS file_note_within,
+       t.mv('mia', :'filed', 'file:///t/mvf/sub/x.md', 'file:///t') AS file_note_out;
+SELECT t.mv('mia', :'plain', 'file:///t/mvf/b.md', 'file:///t') AS into_file_workspace;
+SELECT uri FROM mcp_notes.notes WHERE note_id IN (:'filed', :'plain') ORDER BY uri;
+SELECT mcp_notes.revoke_workspace('mia', 'file:///t');
+DELETE FROM mcp_notes.file_notes;
+DELETE FROM mcp_notes.notes WHERE uri LIKE 'file:///t/mvf/%';
+DROP OWNED BY regress_mv_daemon;
+DROP ROLE regress_mv_daemon;
