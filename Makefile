@@ -5,7 +5,7 @@
 PG_CONFIG ?= pg_config
 export PG_CONFIG
 
-.PHONY: all extension gateway fsd install check check-quick conformance run demo fuzz soak bench bench-quick clean compose-test
+.PHONY: all extension gateway fsd unit install check check-quick conformance run demo fuzz soak bench bench-quick clean compose-test
 
 all: extension gateway fsd
 
@@ -17,6 +17,11 @@ gateway:
 
 fsd:
 	$(MAKE) -C fsd
+
+# The unit tier: tests/unit's C executables for the gateway's pure modules,
+# built and run (no cluster; make check runs them first, as suite unit).
+unit:
+	@tests/suites/unit
 
 # Installs the extension into the PostgreSQL that pg_config names (needs
 # write access there: run as root, or as the owner of that installation).
@@ -69,3 +74,4 @@ clean:
 	$(MAKE) -C extension clean
 	-$(MAKE) -C gateway clean
 	-$(MAKE) -C fsd clean
+	-$(MAKE) -C tests/unit clean
