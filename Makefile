@@ -34,7 +34,8 @@ install: extension
 check:
 	@SUITES='$(SUITES)' TESTS='$(TESTS) $(TEST)' tests/run-checks
 
-# The quick tier, about a minute: regress, e2e and hostile.
+# The quick tier: unit, regress, e2e and hostile (tests/suites/README.md
+# gives the time measured).
 check-quick:
 	@SUITES=quick TESTS='$(TESTS) $(TEST)' tests/run-checks
 
