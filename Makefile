@@ -5,7 +5,7 @@
 PG_CONFIG ?= pg_config
 export PG_CONFIG
 
-.PHONY: all extension gateway fsd install check check-quick conformance run demo fuzz soak bench bench-quick clean compose-test
+.PHONY: all extension gateway fsd unit install check check-quick conformance run demo fuzz soak bench bench-quick clean compose-test
 
 all: extension gateway fsd
 
@@ -18,6 +18,11 @@ gateway:
 fsd:
 	$(MAKE) -C fsd
 
+# The unit tier: tests/unit's C executables for the gateway's pure modules,
+# built and run (no cluster; make check runs them first, as suite unit).
+unit:
+	@tests/suites/unit
+
 # Installs the extension into the PostgreSQL that pg_config names (needs
 # write access there: run as root, or as the owner of that installation).
 install: extension
@@ -29,7 +34,8 @@ install: extension
 check:
 	@SUITES='$(SUITES)' TESTS='$(TESTS) $(TEST)' tests/run-checks
 
-# The quick tier, about a minute: regress, e2e and hostile.
+# The quick tier: unit, regress, e2e and hostile (tests/suites/README.md
+# gives the time measured).
 check-quick:
 	@SUITES=quick TESTS='$(TESTS) $(TEST)' tests/run-checks
 
@@ -69,3 +75,4 @@ clean:
 	$(MAKE) -C extension clean
 	-$(MAKE) -C gateway clean
 	-$(MAKE) -C fsd clean
+	-$(MAKE) -C tests/unit clean
