@@ -28,6 +28,7 @@
 #include "http.h"
 #include "log.h"
 #include "extension.h"
+#include "fileops.h"
 #include "legacystream.h"
 #include "notify.h"
 #include "metrics.h"
@@ -92,9 +93,10 @@ start(void)
 		return -1;
 	/* the one LISTEN connection: its subscribers first (notify.h) */
 	mcp_set_listen_hooks(&(struct mcp_listen_hooks) {watch_stream_producer, watch_stream_room});
-	if (tokencache_start() != 0 || legacy_stream_init() != 0 || watch_stream_init() != 0 || notify_start() != 0)
+	if (tokencache_start() != 0 || legacy_stream_init() != 0 || fileops_init() != 0 || watch_stream_init() != 0 ||
+		notify_start() != 0)
 	{
-		log_event(GW_LOG_ERROR, "startup", "cannot start the LISTEN connection (token cache, 2025-era answers)");
+		log_event(GW_LOG_ERROR, "startup", "cannot start the LISTEN connection (token cache, 2025-era answers, file operations)");
 		return -1;
 	}
 	if (http_start() != 0)

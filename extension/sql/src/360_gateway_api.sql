@@ -42,10 +42,12 @@ AS $$
         'mcp_notes/pending/take', '{}'::jsonb,
         'mcp_notes/listen/open', '{}'::jsonb,
         'mcp_notes/listen/renew', '{"channel": "mcp_notes_listen"}'::jsonb,
-        'mcp_notes/listen/close', '{}'::jsonb)
+        'mcp_notes/listen/close', '{}'::jsonb,
+        -- file-backed workspaces: the answer to a notes_delete that said "await"
+        'mcp_notes/fileop/outcome', '{"channel": "mcp_notes_fileops"}'::jsonb)
 $$;
 COMMENT ON FUNCTION _internal_methods() IS
-'Internal: features().internalMethods: the coordination methods handle() answers (2025-era sessions and pending requests, listen streams), each with the channel it notifies';
+'Internal: features().internalMethods: the coordination methods handle() answers (2025-era sessions and pending requests, listen streams) and the outcome of a file operation, each with the channel it notifies';
 
 -- extensionVersion is read from pg_extension, so the control file stays
 -- the one place that says which version this is.
