@@ -181,9 +181,29 @@ CREATE OR REPLACE FUNCTION _tool_test_error_handling(principal text, request jso
 LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
 AS $$ SELECT _tool_result('This tool intentionally returns an error for testing', NULL, true) $$;
 
+-- Log messages go out as notifications before the result, like progress;
+-- _tools_call keeps only those at or above the request's logLevel (the
+-- 2026 _meta key, or the 2025 session's logging/setLevel), none without one.
 CREATE OR REPLACE FUNCTION _tool_test_logging_tool(principal text, request jsonb) RETURNS jsonb
 LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
-AS $$ SELECT _tool_result('Done; no log level was requested, so nothing was logged.') $$;
+AS $$
+    SELECT _tool_result('Done: logged one message at debug, info and warning each.')
+           || jsonb_build_object('notifications', jsonb_build_array(
+                  _log_message('debug', 'test_logging_tool', '"a debug message"'),
+                  _log_message('info', 'test_logging_tool', '"an info message"'),
+                  _log_message('warning', 'test_logging_tool', '"a warning message"')))
+$$;
+
+-- tools-call-with-logging (2025-11-25): three info messages, then the result.
+CREATE OR REPLACE FUNCTION _tool_test_tool_with_logging(principal text, request jsonb) RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT _tool_result('Tool with logging executed successfully')
+           || jsonb_build_object('notifications', jsonb_build_array(
+                  _log_message('info', 'test_tool_with_logging', '"Tool execution started"'),
+                  _log_message('info', 'test_tool_with_logging', '"Tool processing data"'),
+                  _log_message('info', 'test_tool_with_logging', '"Tool execution completed"')))
+$$;
 
 -- Progress goes out as notifications before the result (the gateway makes
 -- the answer an SSE stream of them, docs/contract.md): all at once, when
@@ -537,7 +557,7 @@ FROM (VALUES
     (5, 'test_multiple_content_types', 'Returns text, an image and a resource', NULL),
     (6, 'test_error_handling', 'Always fails with isError: true', NULL),
     (7, 'test_tool_with_progress', 'Reports progress 0, 50, 100 when given a progressToken', NULL),
-    (8, 'test_logging_tool', 'Logs nothing unless a log level is requested', NULL),
+    (8, 'test_logging_tool', 'Logs at debug, info and warning; nothing unless a log level is requested', NULL),
     (9, 'test_missing_capability', 'Needs the sampling capability (-32021 without it)', NULL),
     (10, 'test_streaming_elicitation', 'Asks through an input_required result', NULL),
     (11, 'test_input_required_result_elicitation', 'Asks the user for a name (ephemeral)', NULL),
@@ -561,7 +581,8 @@ FROM (VALUES
     (21, 'test_sampling', 'Asks the client model (sampling/createMessage) the given prompt',
      '{"type": "object", "properties": {"prompt": {"type": "string", "description": "The prompt to send to the model"}}, "required": ["prompt"]}'::jsonb),
     (22, 'test_elicitation_sep1034_defaults', 'Asks with a default for every primitive type (SEP-1034)', NULL),
-    (23, 'test_elicitation_sep1330_enums', 'Asks with the five enum schema shapes (SEP-1330)', NULL)
+    (23, 'test_elicitation_sep1330_enums', 'Asks with the five enum schema shapes (SEP-1330)', NULL),
+    (24, 'test_tool_with_logging', 'Logs three info messages (at the level the client set)', NULL)
 ) AS t(i, name, description, schema)
 ON CONFLICT (name) DO UPDATE SET position = excluded.position, descriptor = excluded.descriptor, handler = excluded.handler;
 

@@ -97,6 +97,8 @@ static const struct setting settings[] = {
 	"SECONDS", "Legacy era (2025-11-25 and older): an Mcp-Session-Id unused this long expires (every request renews it)."},
 	{"legacy-wait-ms", "MCP_NOTES_LEGACY_WAIT_MS", NULL, NULL, SET_INT, OFF(legacy_wait_ms), "60000", 100, 86400000,
 	"MS", "Legacy era: how long a tools/call stream waits for the client's answer to a server request (elicitation/create), time enough for a human to read a form and answer, before it ends with a tool error."},
+	{"max-listen-streams", "MCP_NOTES_MAX_LISTEN_STREAMS", NULL, NULL, SET_INT, OFF(max_listen_streams), "16", 0, 100000,
+	"N", "Streams of change notifications this gateway holds at once (subscriptions/listen, the 2025-era GET stream); each holds a worker thread, so keep it below --max-connections. More are refused (-32603, HTTP 200); 0 = none."},
 };
 
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))

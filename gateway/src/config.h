@@ -45,6 +45,7 @@ struct gw_config
 	long		stdio;			/* --stdio: 0 or 1 */
 	long		legacy_session_ttl;
 	long		legacy_wait_ms;
+	long		max_listen_streams;
 
 	/* derived by config_load() */
 	struct sockaddr_storage listen_addr;

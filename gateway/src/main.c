@@ -35,6 +35,7 @@
 #include "work.h"
 #include "stdiomcp.h"
 #include "tokencache.h"
+#include "watchstream.h"
 
 static int
 wait_signal(const sigset_t *set, int timeout_ms)
@@ -91,7 +92,9 @@ start(void)
 												  work_stats, features_extension_version}) != 0)
 		return -1;
 	/* the one LISTEN connection: its subscribers first (notify.h) */
-	if (tokencache_start() != 0 || legacy_stream_init() != 0 || fileops_init() != 0 || notify_start() != 0)
+	mcp_set_listen_hooks(&(struct mcp_listen_hooks) {watch_stream_producer, watch_stream_room});
+	if (tokencache_start() != 0 || legacy_stream_init() != 0 || fileops_init() != 0 || watch_stream_init() != 0 ||
+		notify_start() != 0)
 	{
 		log_event(GW_LOG_ERROR, "startup", "cannot start the LISTEN connection (token cache, 2025-era answers, file operations)");
 		return -1;
@@ -117,6 +120,7 @@ drain(const sigset_t *set, int sig)
 			  sig, http_inflight(), gw_cfg.drain_timeout_ms);
 	http_begin_drain();
 	legacy_stream_drain();		/* waiting 2025-era streams end now */
+	watch_stream_drain();		/* listen streams get their final result */
 	while (!(idle = http_wait_idle(0)) && waited < (double) gw_cfg.drain_timeout_ms)
 	{
 		int			step = 50;

@@ -239,7 +239,8 @@ class ResourcesPromptsTest(GatewayTestCase):
 
     def test_discover_advertises_what_exists(self):
         result = self.assertResult(self.call("server/discover"))
-        self.assertEqual(result["capabilities"], {"tools": {}, "resources": {}, "prompts": {}, "completions": {}})
+        self.assertEqual(result["capabilities"], {"tools": {}, "resources": {"subscribe": True}, "prompts": {},
+                                                  "completions": {}, "logging": {}})
         for method in ("resources/subscribe", "logging/setLevel", "ping"):
             self.assertRpcError(self.call(method), -32601, 404)
 
@@ -252,7 +253,8 @@ class ResourcesPromptsTest(GatewayTestCase):
         self.addCleanup(gw.cleanup)
         token = db.issue_token(PRINCIPAL)
         result = self.assertResult(gw.rpc("server/discover", token=token))
-        self.assertEqual(result["capabilities"], {"tools": {}, "resources": {}, "completions": {}})
+        self.assertEqual(result["capabilities"], {"tools": {}, "resources": {"subscribe": True}, "completions": {},
+                                                  "logging": {}})
         r = gw.rpc("prompts/list", token=token)
         self.assertRpcError(r, -32601, 404)
 

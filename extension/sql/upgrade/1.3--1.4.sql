@@ -45,6 +45,54 @@ DROP FUNCTION _legacy_answer(text, text, jsonb);
 DROP FUNCTION _legacy_pending_take(text, bigint, boolean);
 
 -------------------------------------------------------------------------------
+-- Change notifications across gateways and logging, in both eras (notify,
+-- issue 23): the watch key, listen streams, 2025-era subscriptions and the
+-- session's log level, as in tables/550_subscriptions.sql.  The triggers on
+-- notes, grants, tokens and listen_streams are src/550_change_feed.sql's.
+-------------------------------------------------------------------------------
+
+CREATE TABLE watch_key (
+    only_row  boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+    secret    bytea NOT NULL CHECK (length(secret) OPERATOR(pg_catalog.=) 32)
+);
+COMMENT ON TABLE watch_key IS
+'The secret of the watch keys the change feed notifies (16 bytes of SHA-256 over it and a canonical URI); one row, owner only';
+INSERT INTO watch_key (secret) VALUES (_random_bytes(32));
+
+CREATE TABLE listen_streams (
+    stream_id     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    principal     text NOT NULL,
+    opened_by     bytea,
+    session_hash  bytea REFERENCES legacy_sessions ON DELETE CASCADE,
+    gateway_id    text,
+    watched       jsonb NOT NULL DEFAULT '[]',
+    created_at    timestamptz NOT NULL DEFAULT clock_timestamp(),
+    lease_until   timestamptz NOT NULL
+);
+CREATE INDEX listen_streams_principal ON listen_streams (principal, lease_until);
+CREATE INDEX listen_streams_lease ON listen_streams (lease_until);
+CREATE INDEX listen_streams_opened_by ON listen_streams (opened_by);
+CREATE UNIQUE INDEX listen_streams_one_per_session ON listen_streams (session_hash);
+COMMENT ON TABLE listen_streams IS
+'Open streams of change notifications (subscriptions/listen, the 2025-era GET stream), leased by the gateway that holds each';
+
+CREATE TABLE legacy_subscriptions (
+    session_hash  bytea NOT NULL REFERENCES legacy_sessions ON DELETE CASCADE,
+    watched_uri   text NOT NULL,
+    sent          text NOT NULL,
+    created_at    timestamptz NOT NULL DEFAULT clock_timestamp(),
+    PRIMARY KEY (session_hash, watched_uri)
+);
+COMMENT ON TABLE legacy_subscriptions IS
+'2025-era resources/subscribe of a session: the canonical URI watched and the URI as the client sent it';
+
+ALTER TABLE legacy_sessions ADD COLUMN log_level text
+    CHECK (log_level OPERATOR(pg_catalog.=) ANY (ARRAY['debug', 'info', 'notice', 'warning', 'error', 'critical',
+                                                      'alert', 'emergency']));
+COMMENT ON COLUMN legacy_sessions.log_level IS
+'The level logging/setLevel set (messages at or above it go to the session''s requests); NULL: none sent';
+
+-------------------------------------------------------------------------------
 -- File-backed workspaces (docs/file-workspaces.md): the tables of
 -- tables/600_file_workspaces.sql, word for word
 -------------------------------------------------------------------------------
