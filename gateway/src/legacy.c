@@ -156,6 +156,8 @@ call_handle(struct lreq *q, struct mcp_reply *r, json_object *request, struct le
 	struct db_error err = {0};
 	bool		ok = false;
 
+	/* freed below on every failure, also when the statement itself failed */
+	memset(out, 0, sizeof(*out));
 	if (body == NULL)
 		mcp_reply_internal(r, q->m.id, "out of memory");
 	else if (fileops_handle(gw_cfg.insecure_dev_principal != NULL, q->credential, body, &text, &r->log.retries, &err) != OUT_OK)
