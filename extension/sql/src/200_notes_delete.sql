@@ -474,6 +474,7 @@ BEGIN
         RETURN _tool_result('The note changed since the form was shown; nothing was deleted — call notes_delete again.',
                             NULL, true);
     END IF;
+    PERFORM _keep_version(principal, note, 'delete');    -- restorable for the version retention
     DELETE FROM notes n WHERE n.note_id = note.note_id;
     PERFORM _audit(principal, request, workspace, note, 'accept');
     RETURN _tool_result(format('Deleted the note "%s" (%s).', _printable(note.title), note.uri),
