@@ -146,8 +146,9 @@ BEGIN
         WHERE n.note_id = v.note_id
         RETURNING * INTO note;
     ELSIF EXISTS (SELECT 1 FROM notes n WHERE n.uri = v.uri) THEN
-        RAISE EXCEPTION 'cannot restore deleted note % at %: another note is there now', v.note_id, v.uri
+        RAISE EXCEPTION 'cannot restore a deleted note at %: another note is there now', v.uri
             USING ERRCODE = 'unique_violation',
+                  DETAIL = format('Version %s is of note %s, deleted from there.', v.version_id, v.note_id),
                   HINT = 'Move that note elsewhere first (mcp_notes.move_note), then restore again.';
     ELSE
         INSERT INTO notes (note_id, uri, title, body, created_at, updated_at)
