@@ -1,5 +1,5 @@
 -- Questions operators ask of the audit.  Run with
---   psql -d <database> -f sql/audit-queries.sql
+--   psql -d <database> -f share/audit-queries.sql
 -- or copy the one you need.  delete_audit is append-only: one row per answer
 -- to a notes_delete confirmation form.  change_audit (at the end) is
 -- append-only too: one row per note written by notes_create or notes_update.
