@@ -9,7 +9,7 @@ import tempfile
 import threading
 import uuid
 
-from .harness import WORKSPACE, GatewayTestCase, accept, form_of, lit, psql, wait_until
+from .harness import ROOT, WORKSPACE, GatewayTestCase, accept, form_of, lit, psql, wait_until
 
 
 class AuditTest(GatewayTestCase):
@@ -111,6 +111,12 @@ class AuditTest(GatewayTestCase):
         self.assertEqual((broken["source"], broken["audit_id"]), ("change_audit", first))
         rewrite("alice")
         self.assertTrue(self.verdict()["ok"])
+        # the operators' queries run on this data
+        queries = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", self.db.name,
+                                  "-f", str(ROOT / "share" / "audit-queries.sql")],
+                                 capture_output=True, text=True, timeout=60)
+        self.assertEqual(queries.returncode, 0, queries.stderr)
+        self.assertIn("Unconfirmed writes", queries.stdout)
 
     def test_dump_restore_keeps_versions_and_chain(self):
         gw = self.start_gateway("--audit-tick-ms", "100")
