@@ -1,18 +1,22 @@
 # mcp_notes — top-level build.  The extension is built by PGXS in extension/,
-# the gateway by its own Makefile in gateway/.
+# the gateway by its own Makefile in gateway/, the file daemon mcp-notes-fsd
+# (file-backed workspaces) by its own in fsd/.
 
 PG_CONFIG ?= pg_config
 export PG_CONFIG
 
-.PHONY: all extension gateway install check check-quick conformance run demo fuzz soak bench bench-quick clean compose-test
+.PHONY: all extension gateway fsd install check check-quick conformance run demo fuzz soak bench bench-quick clean compose-test
 
-all: extension gateway
+all: extension gateway fsd
 
 extension:
 	$(MAKE) -C extension
 
 gateway:
 	$(MAKE) -C gateway
+
+fsd:
+	$(MAKE) -C fsd
 
 # Installs the extension into the PostgreSQL that pg_config names (needs
 # write access there: run as root, or as the owner of that installation).
@@ -64,3 +68,4 @@ bench-quick:
 clean:
 	$(MAKE) -C extension clean
 	-$(MAKE) -C gateway clean
+	-$(MAKE) -C fsd clean
