@@ -8,7 +8,7 @@
 -- are rows of mcp_notes.tools with handlers _tool_<name>, prompts rows of
 -- mcp_notes.prompts with _prompt_<name> (and _complete_<name>), resources a
 -- resource kind with _resources_<name>; multi-round tools seal their state
--- with _seal_state and open it with _open_state, spend it once in
+-- with _seal (purpose conformance) and open it with _open_sealed, spend it once in
 -- spent_states, and check client capabilities per request like
 -- notes_delete.  Loading it twice is harmless.  docs/conformance.md.
 
@@ -94,14 +94,15 @@ CREATE OR REPLACE FUNCTION _conformance_seal(principal text, request jsonb, phas
 RETURNS text
 LANGUAGE sql VOLATILE SET search_path = mcp_notes, pg_temp
 AS $$
-    SELECT _seal_state(jsonb_build_object(
-        'purpose', 'conformance', 'principal', principal, 'method', request ->> 'method',
+    SELECT _seal('conformance', jsonb_build_object(
+        'principal', principal, 'method', request ->> 'method',
         'tool', request #>> '{params,name}', 'phase', phase, 'data', data))
 $$;
 COMMENT ON FUNCTION _conformance_seal(text, jsonb, text, jsonb) IS 'Conformance fixture: a sealed requestState for one phase of a fixture tool';
 
--- Opens the request's state with the checks notes_delete makes: seal,
--- expiry, principal, method and tool, phase, not yet spent.
+-- Opens the request's state with the checks notes_delete makes: the
+-- extension's opener (_open_sealed: seal, purpose, expiry, principal), then
+-- method and tool, phase, not yet spent.
 CREATE OR REPLACE FUNCTION _conformance_open(principal text, request jsonb, phases text[],
                                              OUT outcome jsonb, OUT state jsonb)
 LANGUAGE plpgsql VOLATILE SET search_path = mcp_notes, pg_temp
@@ -113,17 +114,13 @@ BEGIN
         outcome := _invalid_params('state_missing', 'invalid requestState: this step needs the state of the previous one');
         RETURN;
     END IF;
-    state := _open_state(request #>> '{params,requestState}');
-    IF NOT (state ->> 'ok')::boolean THEN
-        outcome := _invalid_params(state ->> 'reason', 'invalid requestState: ' || (state ->> 'message'));
-        RETURN;
-    END IF;
+    state := _open_sealed(request #>> '{params,requestState}', 'conformance', principal);
     claims := state -> 'claims';
     outcome := CASE
-        WHEN (state ->> 'exp')::bigint <= extract(epoch FROM clock_timestamp()) THEN
-            _invalid_params('state_expired', 'invalid requestState: it has expired')
-        WHEN claims ->> 'purpose' IS DISTINCT FROM 'conformance' OR claims ->> 'principal' IS DISTINCT FROM principal THEN
+        WHEN state ->> 'reason' IN ('state_wrong_purpose', 'state_wrong_principal') THEN
             _invalid_params('state_wrong_principal', 'invalid requestState: it was issued to another principal or purpose')
+        WHEN NOT (state ->> 'ok')::boolean THEN
+            _invalid_params(state ->> 'reason', 'invalid requestState: ' || (state ->> 'message'))
         WHEN claims ->> 'method' IS DISTINCT FROM request ->> 'method'
              OR claims ->> 'tool' IS DISTINCT FROM request #>> '{params,name}' THEN
             _invalid_params('state_wrong_method', 'invalid requestState: it was issued for another method or tool')

@@ -309,3 +309,24 @@ COMMENT ON COLUMN file_ops.request IS 'The request ids of the confirming call (r
 SELECT pg_catalog.pg_extension_config_dump('file_volumes', '');
 SELECT pg_catalog.pg_extension_config_dump('file_workspaces', '');
 SELECT pg_catalog.pg_extension_config_dump('file_ops', '');
+
+-------------------------------------------------------------------------------
+-- harden: one argument checker, one opener of sealed tokens (issue 19.3)
+-------------------------------------------------------------------------------
+
+-- The notes tools' and notes_delete's argument checks take the request and
+-- read the tool's registered inputSchema (_tool_arguments) instead of lists
+-- of names; the new signatures are created by src/.
+DROP FUNCTION _notes_arguments(text, text, jsonb, text[], text[]);
+DROP FUNCTION _delete_arguments(jsonb);
+
+-- A tool that writes notes names its own change_audit action (notes_move:
+-- move), so adding one needs no change to the table (DEVELOPING.md,
+-- "Adding a tool").
+ALTER TABLE change_audit DROP CONSTRAINT change_audit_action_check;
+ALTER TABLE change_audit ADD CONSTRAINT change_audit_action_check
+    CHECK (action OPERATOR(pg_catalog.~) '^[a-z][a-z_]{0,31}$');
+COMMENT ON TABLE change_audit IS
+'Append-only record of every note written by the notes tools (action create, update, move: the tool says which): who, what, when, from which gateway';
+COMMENT ON COLUMN change_audit.action IS 'What the tool did to the note, named by the tool: create, update, move';
+COMMENT ON COLUMN change_audit.fields IS 'The fields the call wrote: title, body (create: both), uri (move)';
