@@ -47,7 +47,7 @@ compose-test:
 	@CONTAINER_ENGINE='$(CONTAINER_ENGINE)' tests/suites/compose
 
 # The official MCP conformance suite (scripts/install-node) against a fresh
-# cluster and gateway with sql/conformance-fixture.sql: docs/conformance.md.
+# cluster and gateway with share/conformance-fixture.sql: docs/conformance.md.
 conformance: all
 	@tests/with-cluster tests/suites/conformance
 

@@ -41,6 +41,7 @@ struct gw_config
 	long		drain_timeout_ms;
 	long		tool_call_attempts;
 	long		auth_cache_ms;
+	long		audit_tick_ms;	/* 0: no audit_tick() thread (tick.c) */
 	char	   *metrics_listen;	/* empty: no /metrics listener */
 	long		stdio;			/* --stdio: 0 or 1 */
 	long		legacy_session_ttl;

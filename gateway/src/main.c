@@ -31,6 +31,7 @@
 #include "fileops.h"
 #include "legacystream.h"
 #include "notify.h"
+#include "tick.h"
 #include "metrics.h"
 #include "work.h"
 #include "stdiomcp.h"
@@ -99,8 +100,14 @@ start(void)
 		log_event(GW_LOG_ERROR, "startup", "cannot start the LISTEN connection (token cache, 2025-era answers, file operations)");
 		return -1;
 	}
+	if (tick_start() != 0)
+	{
+		log_event(GW_LOG_ERROR, "startup", "cannot start the audit tick thread");
+		return -1;
+	}
 	if (http_start() != 0)
 	{
+		tick_stop();
 		notify_stop();
 		tokencache_stop();
 		db_close();
@@ -194,6 +201,7 @@ main(int argc, char **argv)
 	db_shutdown_begin();
 	legacy_stream_drain();
 	http_stop();
+	tick_stop();
 	notify_stop();
 	tokencache_stop();
 	db_close();

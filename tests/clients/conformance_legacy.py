@@ -7,7 +7,7 @@ tokens only (no development principal), so the suite talks to an HAProxy on
 loopback that adds `Authorization: Bearer TOKEN` to every request and passes
 everything else (SSE streams included) through unchanged.
 The suite's fixture tools, resources and prompts come from
-sql/conformance-fixture.sql, loaded as superuser when the file exists;
+share/conformance-fixture.sql, loaded as superuser when the file exists;
 without it the scenarios that need a fixture fail (and say why).
 
 One test line per scenario the suite scores, `conformance-2025-11-25.SCENARIO`:
@@ -33,7 +33,7 @@ if str(ROOT) not in sys.path:
 from tests.e2e.harness import Database, Gateway, wait_until  # noqa: E402
 from tests.reliability.stack import HAPROXY, HAProxy, free_port  # noqa: E402
 
-FIXTURE = ROOT / "sql" / "conformance-fixture.sql"
+FIXTURE = ROOT / "share" / "conformance-fixture.sql"
 CONFORMANCE = ROOT / "tests" / "node" / "node_modules" / ".bin" / "conformance"
 SPEC = "2025-11-25"
 PREFIX = f"conformance-{SPEC}"

@@ -460,6 +460,7 @@ BEGIN
         RETURN _tool_result('The note changed since the form was shown; nothing was deleted — call notes_delete again.',
                             NULL, true);
     END IF;
+    PERFORM _keep_version(principal, note, 'delete');    -- restorable for the version retention
     IF EXISTS (SELECT 1 FROM file_notes f WHERE f.note_id = note.note_id) THEN
         -- a file-backed note: the intent, then the file service removes the file
         RETURN _file_delete_intent(principal, request, workspace, note, spent_nonce);

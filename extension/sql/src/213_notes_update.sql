@@ -43,6 +43,10 @@ BEGIN
                                     _printable(a.args ->> 'expectedUpdatedAt'), _note_time(note.updated_at),
                                     _note_time(note.updated_at)));
     END IF;
+    refusal := _keep_replaced_version('notes_update', principal, note);    -- the text it replaces, kept
+    IF refusal IS NOT NULL THEN
+        RETURN refusal;
+    END IF;
     UPDATE notes n
     SET title = coalesce(a.args ->> 'title', n.title),
         body = coalesce(a.args ->> 'body', n.body),
@@ -60,7 +64,7 @@ COMMENT ON FUNCTION _tool_notes_update(text, jsonb) IS
 SELECT _register_tool(4, _tool_descriptor('{
   "name": "notes_update",
   "title": "Update a note",
-  "description": "Replaces the title and/or body of a note inside a workspace you are granted; the previous text is not kept. Pass expectedUpdatedAt (the updatedAt you read) so that a note changed by someone else since is not overwritten: then nothing is written and the current updatedAt is returned in the message.",
+  "description": "Replaces the title and/or body of a note inside a workspace you are granted; the previous text is kept as a version an operator can restore. Pass expectedUpdatedAt (the updatedAt you read) so that a note changed by someone else since is not overwritten: then nothing is written and the current updatedAt is returned in the message.",
   "inputSchema": {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",

@@ -59,7 +59,8 @@ CREATE TABLE change_audit (
     updated_at    timestamptz NOT NULL,
     request_id    text,
     gateway_id    text,
-    client_info   jsonb
+    client_info   jsonb,
+    expected_updated_at timestamptz
 );
 CREATE INDEX change_audit_at ON change_audit (at);
 CREATE INDEX change_audit_note_id ON change_audit (note_id);
@@ -69,6 +70,8 @@ COMMENT ON COLUMN change_audit.action IS 'What the tool did to the note, named b
 COMMENT ON COLUMN change_audit.fields IS 'The fields the call wrote: title, body (create: both), uri (move)';
 COMMENT ON COLUMN change_audit.updated_at IS 'The note''s version after the write (its updatedAt)';
 COMMENT ON COLUMN change_audit.client_info IS 'Self-reported by the client; diagnostics only, never identity';
+COMMENT ON COLUMN change_audit.expected_updated_at IS
+'The expectedUpdatedAt the update was given (the version the caller had read); NULL: an unconfirmed write';
 CREATE TRIGGER change_audit_append_only
     BEFORE UPDATE ON change_audit
     FOR EACH STATEMENT EXECUTE FUNCTION _audit_is_append_only();

@@ -91,6 +91,166 @@ ALTER TABLE legacy_sessions ADD COLUMN log_level text
                                                       'alert', 'emergency']));
 COMMENT ON COLUMN legacy_sessions.log_level IS
 'The level logging/setLevel set (messages at or above it go to the session''s requests); NULL: none sent';
+-- The audit hash chain and note versions (issue 22, audit): the same DDL as
+-- tables/500_audit_chain.sql and tables/510_versions.sql; the version an
+-- update was based on in change_audit; and every audit row of 1.3 queued,
+-- oldest first, so the first audit_tick() links the history from before
+-- the upgrade too.
+-------------------------------------------------------------------------------
+
+-- The audit tables the chain covers, by name (each has audit_id bigint and
+-- at timestamptz).  Rows are upserts in src/ (_chain_audit_table), so they
+-- are not dumped: the restored extension's script writes them again.
+CREATE TABLE audit_sources (
+    source    text PRIMARY KEY CHECK (source OPERATOR(pg_catalog.~) '^[a-z][a-z0-9_]{0,62}$')
+);
+COMMENT ON TABLE audit_sources IS
+'The audit tables the hash chain covers (each with audit_id bigint and at timestamptz); written by _chain_audit_table';
+
+-- Audit rows not yet linked, in the order their inserts ran.  Not dumped:
+-- restoring the audit tables queues their rows again (the trigger fires on
+-- COPY), and the chaining step drops entries that are already linked.
+CREATE TABLE audit_pending (
+    queue_id  bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    source    text NOT NULL,
+    audit_id  bigint NOT NULL
+);
+COMMENT ON TABLE audit_pending IS
+'Audit rows written but not yet linked into audit_chain; emptied by audit_tick()';
+
+-- One link per audit row: digest = sha256(previous link's digest ||
+-- the row's canonical encoding), seq gapless from 1 (_audit_link_digest).
+CREATE TABLE audit_chain (
+    seq         bigint PRIMARY KEY CHECK (seq OPERATOR(pg_catalog.>) 0),
+    source      text NOT NULL,
+    audit_id    bigint NOT NULL,
+    digest      bytea NOT NULL CHECK (pg_catalog.length(digest) OPERATOR(pg_catalog.=) 32),
+    chained_at  timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (source, audit_id)
+);
+COMMENT ON TABLE audit_chain IS
+'The audit hash chain: link seq covers one audit row (source, audit_id); digest is sha256 of the previous digest and the row''s canonical encoding. Append-only; verify_audit() recomputes it';
+CREATE TRIGGER audit_chain_append_only
+    BEFORE UPDATE ON audit_chain
+    FOR EACH STATEMENT EXECUTE FUNCTION _audit_is_append_only();
+ALTER TABLE audit_chain ENABLE ALWAYS TRIGGER audit_chain_append_only;
+
+SELECT pg_catalog.pg_extension_config_dump('audit_chain', '');
+
+-- The operator's acts that the tool audits do not see, audited and chained
+-- like them: restore (restore_note_version), prune_versions
+-- (prune_note_versions), policy (set_version_policy) and prune_audit
+-- (prune_audit: old audit rows and their links removed; detail keeps the
+-- seq and digest the chain is verified from afterwards).  actor is the
+-- database role that acted.
+CREATE TABLE operator_audit (
+    audit_id    bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    at          timestamptz NOT NULL DEFAULT clock_timestamp(),
+    actor       text NOT NULL,
+    action      text NOT NULL CHECK (action IN ('restore', 'prune_versions', 'policy', 'prune_audit')),
+    note_id     text,
+    note_uri    text,
+    title       text,
+    version_id  bigint,
+    updated_at  timestamptz,
+    detail      jsonb NOT NULL DEFAULT '{}'
+);
+CREATE INDEX operator_audit_at ON operator_audit (at);
+COMMENT ON TABLE operator_audit IS
+'Append-only record of the operator''s acts on versions and on the audit itself: restore, prune_versions, policy, prune_audit; who (actor, the database role), what, when; hash-chained like the other audit tables';
+COMMENT ON COLUMN operator_audit.version_id IS 'restore: the version brought back';
+COMMENT ON COLUMN operator_audit.updated_at IS 'restore: the note''s updatedAt after the restore';
+COMMENT ON COLUMN operator_audit.detail IS 'restore: recreated, keptVersion; prune_versions: cutoff, versions, bytes; policy: before, after; prune_audit: cutoff, throughSeq, throughDigest, rows';
+CREATE TRIGGER operator_audit_append_only
+    BEFORE UPDATE ON operator_audit
+    FOR EACH STATEMENT EXECUTE FUNCTION _audit_is_append_only();
+ALTER TABLE operator_audit ENABLE ALWAYS TRIGGER operator_audit_append_only;
+SELECT pg_catalog.pg_extension_config_dump('operator_audit', '');
+SELECT pg_catalog.pg_extension_config_dump(pg_catalog.pg_get_serial_sequence('mcp_notes.operator_audit', 'audit_id'), '');
+
+-- One row per version kept.  updated_at is the version's own updatedAt
+-- (what the note said while this text was current); kept_at when it was
+-- replaced (reason update or restore) or deleted (reason delete).
+-- principal is whose tool call replaced it (NULL: an operator's restore);
+-- bytes is what the principal's version budget counts.
+CREATE TABLE kept_versions (
+    version_id  bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    note_id     text NOT NULL,
+    uri         text NOT NULL,
+    title       text NOT NULL,
+    body        text NOT NULL,
+    created_at  timestamptz NOT NULL,
+    updated_at  timestamptz NOT NULL,
+    kept_at     timestamptz NOT NULL DEFAULT clock_timestamp(),
+    reason      text NOT NULL CHECK (reason IN ('update', 'delete', 'restore')),
+    principal   text,
+    bytes       bigint NOT NULL
+                GENERATED ALWAYS AS (pg_catalog.octet_length(title) OPERATOR(pg_catalog.+) pg_catalog.octet_length(body)) STORED
+);
+CREATE INDEX kept_versions_note_id ON kept_versions (note_id, version_id);
+COMMENT ON TABLE kept_versions IS
+'Note versions: the title and body a notes_update replaced or a notes_delete removed (or a restore replaced), kept for the retention of version_policy; note_versions(note) lists them, restore_note_version(id) brings one back';
+COMMENT ON COLUMN kept_versions.updated_at IS 'The version''s own updatedAt: the note''s updated_at while this text was current';
+COMMENT ON COLUMN kept_versions.kept_at IS 'When the text was replaced or deleted; the retention counts from here';
+COMMENT ON COLUMN kept_versions.principal IS 'The principal whose tool call replaced or deleted it (NULL: an operator''s restore_note_version)';
+COMMENT ON COLUMN kept_versions.bytes IS 'octet_length(title) + octet_length(body): what the principal''s version budget counts';
+
+-- Versions kept but not yet counted in version_usage: writers only insert
+-- here, so two writes of one principal never update one row; audit_tick()
+-- (and every prune) folds them in.
+CREATE TABLE version_pending (
+    pending_id  bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    principal   text NOT NULL,
+    bytes       bigint NOT NULL
+);
+COMMENT ON TABLE version_pending IS
+'Version bytes kept but not yet added to version_usage (folded in by audit_tick() and prune_note_versions())';
+
+-- Per principal: the bytes of its versions kept, as of the last fold.  A
+-- notes_update is refused when this plus the version it would keep passes
+-- the budget; what was kept since the last fold is not seen yet (the
+-- bounded overshoot of docs/operations.md).
+CREATE TABLE version_usage (
+    principal   text PRIMARY KEY,
+    bytes       bigint NOT NULL DEFAULT 0,
+    versions    bigint NOT NULL DEFAULT 0,
+    folded_at   timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE version_usage IS
+'Per principal: bytes and number of versions kept, as of the last fold of version_pending; what the version budget is checked against';
+
+-- The operator's policy, one row or none (then the defaults: 30 days, 100
+-- MiB).  Written only through set_version_policy(), which is audited
+-- (operator_audit).  No seed row, so a restore (which dumps the row)
+-- never meets one.
+CREATE TABLE version_policy (
+    singleton         boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+    retention         interval NOT NULL CHECK (retention OPERATOR(pg_catalog.>=) interval '0'),
+    principal_budget  bigint NOT NULL CHECK (principal_budget OPERATOR(pg_catalog.>=) 0),
+    updated_at        timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE version_policy IS
+'How long versions are kept before prune_note_versions() may remove them, and each principal''s version budget in bytes (no row: 30 days, 100 MiB); written by set_version_policy()';
+
+-- Versions are operator data: dumped with their accounting, so a restored
+-- database keeps every version and its budget.
+SELECT pg_catalog.pg_extension_config_dump('kept_versions', '');
+SELECT pg_catalog.pg_extension_config_dump(pg_catalog.pg_get_serial_sequence('mcp_notes.kept_versions', 'version_id'), '');
+SELECT pg_catalog.pg_extension_config_dump('version_pending', '');
+SELECT pg_catalog.pg_extension_config_dump(pg_catalog.pg_get_serial_sequence('mcp_notes.version_pending', 'pending_id'), '');
+SELECT pg_catalog.pg_extension_config_dump('version_usage', '');
+SELECT pg_catalog.pg_extension_config_dump('version_policy', '');
+
+ALTER TABLE change_audit ADD COLUMN expected_updated_at timestamptz;
+COMMENT ON COLUMN change_audit.expected_updated_at IS
+'The expectedUpdatedAt the update was given (the version the caller had read); NULL: an unconfirmed write';
+
+INSERT INTO audit_pending (source, audit_id)
+SELECT a.source, a.audit_id
+FROM (SELECT 'delete_audit' AS source, d.audit_id, d.at FROM delete_audit d
+      UNION ALL
+      SELECT 'change_audit', c.audit_id, c.at FROM change_audit c) a
+ORDER BY a.at, a.source, a.audit_id;
 
 -------------------------------------------------------------------------------
 -- File-backed workspaces (docs/file-workspaces.md): the tables of

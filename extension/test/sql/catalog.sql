@@ -77,7 +77,7 @@ UNION ALL
 SELECT r.role, f.fn::regprocedure
 FROM (VALUES ('regress_catalog_gateway'), ('regress_catalog_dev_gateway')) r(role),
      (VALUES ('mcp_notes.features()'), ('mcp_notes.handle(text, jsonb)'), ('mcp_notes.authenticate(text)'),
-             ('mcp_notes.tool_descriptors()'),
+             ('mcp_notes.audit_tick(integer)'), ('mcp_notes.tool_descriptors()'),
              ('mcp_notes.call_tool(text, text, jsonb, jsonb, text, jsonb, text, jsonb, text)'),
              ('mcp_notes.legacy_session_open(text, text, jsonb, jsonb, interval)'),
              ('mcp_notes.legacy_session_check(text, text)'), ('mcp_notes.legacy_session_close(text, text)'),

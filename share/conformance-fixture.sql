@@ -2,7 +2,7 @@
 -- (@modelcontextprotocol/conformance, `conformance server`), served to every
 -- principal.  NEVER loaded by default: a test database only.
 --
---   psql -v ON_ERROR_STOP=1 -d DB -f sql/conformance-fixture.sql    (as a superuser)
+--   psql -v ON_ERROR_STOP=1 -d DB -f share/conformance-fixture.sql    (as a superuser)
 --
 -- Everything here goes through the mechanisms the real surface uses: tools
 -- are rows of mcp_notes.tools with handlers _tool_<name>, prompts rows of
@@ -738,7 +738,7 @@ BEGIN
         EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
         IF obj_description(f, 'pg_proc') IS NULL THEN
             EXECUTE format('COMMENT ON FUNCTION %s IS %L', f,
-                           'Conformance fixture (sql/conformance-fixture.sql): ' || split_part(f::text, '(', 1));
+                           'Conformance fixture (share/conformance-fixture.sql): ' || split_part(f::text, '(', 1));
         END IF;
     END LOOP;
 END;
@@ -767,7 +767,7 @@ AS $$
 $$;
 REVOKE ALL ON FUNCTION _tool_test_param_headers(text, jsonb) FROM PUBLIC;
 COMMENT ON FUNCTION _tool_test_param_headers(text, jsonb) IS
-'Conformance fixture (sql/conformance-fixture.sql): echoes the x-mcp-header arguments of test_param_headers';
+'Conformance fixture (share/conformance-fixture.sql): echoes the x-mcp-header arguments of test_param_headers';
 
 INSERT INTO tools (name, position, descriptor, handler)
 VALUES ('test_param_headers', 1100, jsonb_build_object(
