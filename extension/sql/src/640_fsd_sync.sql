@@ -44,12 +44,14 @@ BEGIN
     IF EXISTS (SELECT 1 FROM file_ops o WHERE o.note_id = f.note_id AND o.kind = 'delete' AND o.status = 'intent') THEN
         RETURN 'deferred';
     END IF;
+    -- a file removed on disk is restorable like a note a tool deleted
+    PERFORM _keep_version(NULL, n, 'delete') FROM notes n WHERE n.note_id = f.note_id;
     DELETE FROM notes n WHERE n.note_id = f.note_id;
     RETURN 'removed';
 END;
 $$;
 COMMENT ON FUNCTION _fsd_sync_gone(text, text) IS
-'Internal: fsd_sync of a file gone from disk: its note is removed (unless a delete intent of it is pending)';
+'Internal: fsd_sync of a file gone from disk: its note is kept as a version and removed (unless a delete intent of it is pending)';
 
 -- The file's content and identity become the note's; what the daemon
 -- reported is recorded as written, so it is not written back.
@@ -62,6 +64,10 @@ DECLARE
 BEGIN
     SELECT * INTO parsed FROM _file_parse(rel, e ->> 'body');
     UPDATE file_notes f SET rel_path = rel WHERE f.note_id = _fsd_sync_take.note_id AND f.rel_path <> rel;
+    -- an edit made on disk keeps the text it replaces, as notes_update does
+    -- (an operator's version: no principal's budget pays for it)
+    PERFORM _keep_version(NULL, n, 'update') FROM notes n
+    WHERE n.note_id = _fsd_sync_take.note_id AND (n.title, n.body) IS DISTINCT FROM (parsed.title, parsed.body);
     UPDATE notes n SET uri = _fsd_sync_take.uri, title = parsed.title, body = parsed.body,
                        updated_at = greatest(clock_timestamp(), n.updated_at + interval '1 microsecond')
     WHERE n.note_id = _fsd_sync_take.note_id
@@ -73,7 +79,7 @@ BEGIN
 END;
 $$;
 COMMENT ON FUNCTION _fsd_sync_take(text, text, text, jsonb) IS
-'Internal: fsd_sync: a file''s path, content and identity become its note''s (recorded as written, so not written back)';
+'Internal: fsd_sync: a file''s path, content and identity become its note''s (the replaced text kept as a version; recorded as written, so not written back)';
 
 -- A new or changed file: the note at its path is updated; a file the
 -- daemon found renamed ("from": the known path whose device and inode it

@@ -213,6 +213,11 @@ SELECT uri FROM mcp_notes.notes WHERE title = 'New note';
 SELECT rel_path, outcome FROM mcp_notes.fsd_sync('vol1', 'file:///t/fs/vault', jsonb_build_array(
     '{"path": "renamed/new.md", "gone": true}'::jsonb, '{"path": "b.md", "gone": true}'::jsonb));
 SELECT uri FROM mcp_notes.notes WHERE uri LIKE 'file:///t/fs/vault/%' ORDER BY 1;
+-- nothing changed on disk is lost: b.md's text before the edit, and the
+-- last text of b.md and renamed/new.md before they were removed, are
+-- versions no principal pays for (an unchanged file and a rename keep none)
+SELECT reason, uri, title, body FROM mcp_notes.kept_versions
+WHERE uri LIKE 'file:///t/fs/vault/%' AND principal IS NULL ORDER BY version_id;
 -- what a pending write or delete holds back
 SELECT mcp_notes.add_note('file:///t/fs/vault/w.md', 'Written soon') AS w \gset
 SELECT rel_path, outcome FROM mcp_notes.fsd_sync('vol1', 'file:///t/fs/vault', jsonb_build_array(
