@@ -4,15 +4,19 @@
 PG_CONFIG ?= pg_config
 export PG_CONFIG
 
-.PHONY: all extension gateway install check check-quick conformance run demo fuzz soak bench bench-quick clean compose-test
+.PHONY: all extension gateway jwks install check check-quick conformance run demo fuzz soak bench bench-quick clean compose-test
 
-all: extension gateway
+all: extension gateway jwks
 
 extension:
 	$(MAKE) -C extension
 
 gateway:
 	$(MAKE) -C gateway
+
+# the OAuth issuers' key fetcher (docs/operations.md, "OAuth")
+jwks:
+	$(MAKE) -C jwks
 
 # Installs the extension into the PostgreSQL that pg_config names (needs
 # write access there: run as root, or as the owner of that installation).
@@ -62,3 +66,4 @@ bench-quick:
 clean:
 	$(MAKE) -C extension clean
 	-$(MAKE) -C gateway clean
+	-$(MAKE) -C jwks clean
