@@ -858,8 +858,8 @@ check_reply(const struct request *rq, const struct view *v, const struct mcp_rep
 	check_field("reason", r->reason, sizeof(r->reason));
 	check_field("detail", r->detail, sizeof(r->detail));
 
-	if ((r->http_status == 401) != (r->www_authenticate != NULL))
-		fail("WWW-Authenticate must come with 401 and only with it");
+	if ((r->http_status == 401 || r->http_status == 403) != (r->www_authenticate != NULL))
+		fail("WWW-Authenticate must come with 401 or 403 and only with it");
 	if ((r->http_status == 503) != r->retry_after)
 		fail("Retry-After must come with 503 and only with it");
 	if (r->code != 0 && (r->code == -32002 || r->code == -32042 || (r->code <= -32000 && r->code >= -32019) ||

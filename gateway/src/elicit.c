@@ -205,6 +205,7 @@ next_outcome(struct elicit_job *job, const struct elicit_asker *asker, json_obje
 	}
 	legacy_translate(job->rpc_id, text, &out);
 	free(text);
+	json_object_put(out.challenge_data);	/* the stream has begun: no 401/403 now, a JSON-RPC error below */
 	elicit_notify_all(asker, out.notifications);
 	json_object_put(out.notifications);
 	if (out.input_required)

@@ -415,7 +415,7 @@ call_handle(struct lreq *q, struct mcp_reply *r)
 		else if (out.message)
 			reply_result(q, r, out.message, out.notifications);
 		else
-			mcp_reply_error(r, q->m.id, out.kind, out.message_text, NULL);
+			mcp_reply_error(r, q->m.id, out.kind, out.message_text, out.challenge_data);
 	}
 	json_object_put(request);
 	free(body);

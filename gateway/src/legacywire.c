@@ -99,8 +99,12 @@ translate_error(json_object *id, json_object *error, struct legacy_out *out)
 			 json_object_is_type(message, json_type_string) ? json_object_get_string(message) : o->message);
 	if (data && json_object_object_get_ex(data, "reason", &reason) && json_object_is_type(reason, json_type_string))
 		str_copy(out->reason, sizeof(out->reason), json_object_get_string(reason));
-	if (out->kind == OUT_UNAUTHENTICATED)
+	if (o->challenge != NULL)
+	{
+		/* an HTTP-level answer (401, 403 insufficient_scope): the caller sends it */
+		out->challenge_data = data ? json_object_get(data) : NULL;
 		return;
+	}
 	out->message = legacy_error(id, out->code, out->message_text, known && data ? json_object_get(data) : NULL);
 }
 

@@ -35,7 +35,8 @@ struct legacy_out
 	json_object *message;		/* the JSON-RPC response; NULL when input_required is set */
 	json_object *input_required;	/* the result, when it asks the client (resultType input_required) */
 	json_object *notifications;	/* [{method, params}] to send before a result (progress), or NULL */
-	enum outcome_kind kind;		/* OUT_OK, or the error kind (an unauthenticated one is the caller's to send) */
+	enum outcome_kind kind;		/* OUT_OK, or the error kind (a 401 or 403 challenge is the caller's to send) */
+	json_object *challenge_data;	/* that challenge's error.data (the scopes a 403 names), or NULL */
 	int			code;			/* JSON-RPC error code, 0 = a result */
 	char		reason[64];
 	char		message_text[160];

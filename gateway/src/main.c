@@ -30,6 +30,7 @@
 #include "extension.h"
 #include "metrics.h"
 #include "work.h"
+#include "prm.h"
 #include "stdiomcp.h"
 #include "tokencache.h"
 
@@ -166,6 +167,11 @@ main(int argc, char **argv)
 		return rc > 0 ? 0 : 2;
 	}
 	log_init(gw_cfg.log_level_num, gw_cfg.gateway_id);
+	if (prm_init() != 0)
+	{
+		config_free();
+		return 2;
+	}
 
 	signal(SIGPIPE, SIG_IGN);
 	if (gw_cfg.stdio)
@@ -187,6 +193,7 @@ main(int argc, char **argv)
 	db_close();
 	features_shutdown();
 	log_event(GW_LOG_INFO, "stopped", "shutdown complete%s", idle ? "" : " (some requests were cut off)");
+	prm_free();
 	config_free();
 	return 0;
 }

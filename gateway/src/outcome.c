@@ -15,11 +15,8 @@
 #include "config.h"
 #include "jsonrpc.h"
 
-#define CHALLENGE			"Bearer realm=\"mcp-notes\""
-#define CHALLENGE_INVALID	"Bearer realm=\"mcp-notes\", error=\"invalid_token\""
-
 static const struct outcome table[N_OUTCOMES] = {
-	/* kind, HTTP, JSON-RPC, Retry-After, WWW-Authenticate, default message, from handle(), OAuth error */
+	/* kind, HTTP, JSON-RPC, Retry-After, challenge error, default message, from handle(), OAuth error */
 	[OUT_OK] = {"ok", 200, 0, false, NULL, NULL, false, NULL},
 	[OUT_PARSE_ERROR] = {"parse_error", 400, RPC_PARSE_ERROR, false, NULL, "Parse error", false, NULL},
 	[OUT_INVALID_REQUEST] = {"invalid_request", 400, RPC_INVALID_REQUEST, false, NULL, "Invalid Request", false, NULL},
@@ -28,13 +25,16 @@ static const struct outcome table[N_OUTCOMES] = {
 	[OUT_UNSUPPORTED_VERSION] = {"unsupported_version", 400, RPC_UNSUPPORTED_VERSION, false, NULL,
 	"Unsupported protocol version", false, NULL},
 	[OUT_METHOD_NOT_FOUND] = {"method_not_found", 404, RPC_METHOD_NOT_FOUND, false, NULL, "Method not found", true, NULL},
-	[OUT_CREDENTIALS_MISSING] = {"credentials_missing", 401, 0, false, CHALLENGE,
+	[OUT_CREDENTIALS_MISSING] = {"credentials_missing", 401, 0, false, "",
 	"Unauthorized: send Authorization: Bearer <token>", false, "invalid_token"},
-	[OUT_UNAUTHENTICATED] = {"unauthenticated", 401, 0, false, CHALLENGE_INVALID,
+	[OUT_UNAUTHENTICATED] = {"unauthenticated", 401, 0, false, "invalid_token",
 	"Unauthorized: the bearer token is invalid, expired or revoked", true, "invalid_token"},
 	[OUT_INVALID_PARAMS] = {"invalid_params", 200, RPC_INVALID_PARAMS, false, NULL, "Invalid params", true, NULL},
 	[OUT_MISSING_CAPABILITY] = {"missing_capability", 400, RPC_MISSING_CAPABILITY, false, NULL,
 	"Missing required client capability", true, NULL},
+	/* data.scopes: every scope the request needs, for the challenge (RFC 6750 section 3.1) */
+	[OUT_INSUFFICIENT_SCOPE] = {"insufficient_scope", 403, 0, false, "insufficient_scope",
+	"Forbidden: the access token lacks a scope this request needs", true, "insufficient_scope"},
 	[OUT_DATABASE_UNAVAILABLE] = {"database_unavailable", 503, RPC_INTERNAL_ERROR, true, NULL,
 	"Database unavailable; try again later", false, NULL},
 	[OUT_DATABASE_BUSY] = {"database_busy", 503, RPC_INTERNAL_ERROR, true, NULL,
