@@ -39,7 +39,10 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from tests.oauth import jose
+try:
+    from tests.oauth import jose
+except ImportError:              # docker/idp-bootstrap: this file and jose.py side by side
+    import jose
 
 GLEWLWYD = os.environ.get("MCP_NOTES_GLEWLWYD", "/usr/bin/glewlwyd")
 SHARE = pathlib.Path("/usr/share/glewlwyd")
@@ -54,6 +57,32 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def environment(port, db_path, external_url, bind_address="127.0.0.1", secure_cookies=False):
+    """glewlwyd's whole configuration as environment variables (glewlwyd -e): a hand-written
+    configuration file is easy to get subtly wrong, these are the documented GLWD_* names."""
+    return {
+        "PATH": "/usr/bin:/bin",
+        "GLWD_PORT": str(port), "GLWD_BIND_ADDRESS": bind_address,
+        "GLWD_EXTERNAL_URL": external_url, "GLWD_API_PREFIX": "api",
+        "GLWD_LOG_MODE": "console", "GLWD_LOG_LEVEL": os.environ.get("MCP_NOTES_GLEWLWYD_LOG_LEVEL", "INFO"),
+        "GLWD_DATABASE_TYPE": "sqlite3", "GLWD_DATABASE_SQLITE3_PATH": db_path,
+        "GLWD_STATIC_FILES_PATH": str(SHARE / "webapp"),
+        "GLWD_USER_MODULE_PATH": str(LIB / "user"), "GLWD_CLIENT_MODULE_PATH": str(LIB / "client"),
+        "GLWD_AUTH_SCHEME_MODULE_PATH": str(LIB / "scheme"), "GLWD_PLUGIN_MODULE_PATH": str(LIB / "plugin"),
+        # plain http only on loopback (tests, the compose demo); behind TLS, Secure cookies
+        "GLWD_COOKIE_SECURE": "1" if secure_cookies else "0", "GLWD_HASH_ALGORITHM": "SHA512",
+        "GLWD_ADMIN_SCOPE": "g_admin", "GLWD_PROFILE_SCOPE": "g_profile",
+        "GLWD_SESSION_KEY": "GLEWLWYD2_SESSION_ID", "GLWD_SESSION_EXPIRATION": "3600",
+        "GLWD_LOGIN_URL": "login.html", "GLWD_ALLOW_ORIGIN": "*", "GLWD_LOGIN_API_ENABLED": "1",
+    }
+
+
+def init_database(db_path):
+    """A new SQLite database from the package's init script (the administrator admin/password)."""
+    sql = subprocess.run(["zcat", str(INIT_SQL)], capture_output=True, check=True).stdout
+    subprocess.run(["sqlite3", db_path], input=sql, capture_output=True, check=True, timeout=60)
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -102,86 +131,18 @@ class Session:
         return json.loads(text) if text.strip() else None
 
 
-class Glewlwyd:
-    """One glewlwyd process on a free loopback port; stop() ends it by its PID."""
+class Admin:
+    """glewlwyd's administrator at base (its REST API): the OpenID Connect plugin, scopes, users,
+    clients, keys; and the tokens its clients get.  issuer: the plugin's "iss" (the URL clients
+    know it by, which may differ from base behind a published port)."""
 
-    def __init__(self, name="idp"):
-        if not os.path.exists(GLEWLWYD):
-            raise RuntimeError(f"{GLEWLWYD} not found: apt-get install glewlwyd (see tests/run-checks)")
-        self.dir = tempfile.mkdtemp(prefix=f"mcpn-{name}-")
-        self.db_path = os.path.join(self.dir, "glewlwyd.db")
-        self.log_path = os.path.join(self.dir, "glewlwyd.log")
-        sql = subprocess.run(["zcat", str(INIT_SQL)], capture_output=True, check=True).stdout
-        subprocess.run(["sqlite3", self.db_path], input=sql, capture_output=True, check=True, timeout=60)
-        self.proc = None
+    def __init__(self, base, issuer=None, admin_password=ADMIN_PASSWORD):
+        self.base = base
+        self.issuer = issuer or f"{base}/api/oidc"
         self.keys = []           # jose.Key, newest first (glewlwyd signs with the first)
-        for _ in range(5):       # a free port can be taken between the probe and the bind
-            self.port = free_port()
-            if self._start():
-                break
-        else:
-            raise RuntimeError(f"glewlwyd did not start: {self.log()}")
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.issuer = f"{self.base}/api/oidc"
+        self.resource = None
         self.admin = Session(self.base)
-        self.login(self.admin, "admin", ADMIN_PASSWORD)
-
-    def _env(self):
-        return {
-            "PATH": "/usr/bin:/bin",
-            "GLWD_PORT": str(self.port), "GLWD_BIND_ADDRESS": "127.0.0.1",
-            "GLWD_EXTERNAL_URL": f"http://127.0.0.1:{self.port}", "GLWD_API_PREFIX": "api",
-            "GLWD_LOG_MODE": "console", "GLWD_LOG_LEVEL": os.environ.get("MCP_NOTES_GLEWLWYD_LOG_LEVEL", "INFO"),
-            "GLWD_DATABASE_TYPE": "sqlite3", "GLWD_DATABASE_SQLITE3_PATH": self.db_path,
-            "GLWD_STATIC_FILES_PATH": str(SHARE / "webapp"),
-            "GLWD_USER_MODULE_PATH": str(LIB / "user"), "GLWD_CLIENT_MODULE_PATH": str(LIB / "client"),
-            "GLWD_AUTH_SCHEME_MODULE_PATH": str(LIB / "scheme"), "GLWD_PLUGIN_MODULE_PATH": str(LIB / "plugin"),
-            # loopback http in tests: no Secure cookies; production runs behind TLS
-            "GLWD_COOKIE_SECURE": "0", "GLWD_HASH_ALGORITHM": "SHA512",
-            "GLWD_ADMIN_SCOPE": "g_admin", "GLWD_PROFILE_SCOPE": "g_profile",
-            "GLWD_SESSION_KEY": "GLEWLWYD2_SESSION_ID", "GLWD_SESSION_EXPIRATION": "3600",
-            "GLWD_LOGIN_URL": "login.html", "GLWD_ALLOW_ORIGIN": "*", "GLWD_LOGIN_API_ENABLED": "1",
-        }
-
-    def _start(self):
-        log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen([GLEWLWYD, "-e"], env=self._env(), stdin=subprocess.DEVNULL,
-                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        log.close()
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                return False
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                    if "Glewlwyd started" in self.log():
-                        return True
-            except OSError:
-                pass
-            time.sleep(0.05)
-        self.stop()
-        return False
-
-    def log(self):
-        try:
-            return pathlib.Path(self.log_path).read_text(errors="replace")
-        except OSError:
-            return ""
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-
-    def cleanup(self):
-        self.stop()
-        for k in self.keys:
-            k.remove()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        self.login(self.admin, "admin", admin_password)
 
     # ---- administration ----
 
@@ -320,3 +281,65 @@ class Glewlwyd:
              "exp": now + lifetime, "scope": scope}
         c.update(extra)
         return c
+
+
+class Glewlwyd(Admin):
+    """One glewlwyd process on a free loopback port (its own SQLite database), administered;
+    stop() ends it by its PID, cleanup() also removes its files and keys."""
+
+    def __init__(self, name="idp"):
+        if not os.path.exists(GLEWLWYD):
+            raise RuntimeError(f"{GLEWLWYD} not found: apt-get install glewlwyd (see tests/run-checks)")
+        self.dir = tempfile.mkdtemp(prefix=f"mcpn-{name}-")
+        self.db_path = os.path.join(self.dir, "glewlwyd.db")
+        self.log_path = os.path.join(self.dir, "glewlwyd.log")
+        init_database(self.db_path)
+        self.proc = None
+        for _ in range(5):       # a free port can be taken between the probe and the bind
+            self.port = free_port()
+            if self._start():
+                break
+        else:
+            raise RuntimeError(f"glewlwyd did not start: {self.log()}")
+        Admin.__init__(self, f"http://127.0.0.1:{self.port}")
+
+    def _start(self):
+        log = open(self.log_path, "ab")
+        env = environment(self.port, self.db_path, f"http://127.0.0.1:{self.port}")
+        self.proc = subprocess.Popen([GLEWLWYD, "-e"], env=env, stdin=subprocess.DEVNULL,
+                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        log.close()
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                return False
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    if "Glewlwyd started" in self.log():
+                        return True
+            except OSError:
+                pass
+            time.sleep(0.05)
+        self.stop()
+        return False
+
+    def log(self):
+        try:
+            return pathlib.Path(self.log_path).read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+    def cleanup(self):
+        self.stop()
+        for k in self.keys:
+            k.remove()
+        shutil.rmtree(self.dir, ignore_errors=True)
