@@ -1,7 +1,7 @@
 /*
  * search.c
  *		The keys of the title index: one per (folder containing the note,
- *		gram of its title), see _title_keys in sql/mcp_notes.sql.
+ *		gram of its title), see _title_keys in sql/src/020_title_keys.sql.
  *
  * In C because every insert computes them twice (the index and the counts
  * trigger): about 40 keys a note, linear in the title's length.  The SQL

@@ -7,7 +7,7 @@
 #define GW_VERSION_H
 
 #define GW_SERVER_NAME		"mcp-notes"
-#define GW_VERSION			"2.1.0"
+#define GW_VERSION			"2.2.0"
 #define GW_PROTOCOL_VERSION	"2026-07-28"
 /* the gateway-extension contract this gateway speaks (docs/contract.md) */
 #define GW_CONTRACT			2

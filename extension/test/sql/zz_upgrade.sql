@@ -1,6 +1,7 @@
--- The upgrade paths 1.0 -> 1.1 -> 1.2 -> 1.3, 1.1 -> 1.3 and 1.2 -> 1.3.
--- A fresh install runs sql/mcp_notes.sql; an old database runs the update
--- scripts.  All must give the same catalog (functions, tables, columns,
+-- The upgrade paths 1.0 -> 1.1 -> 1.2 -> 1.3 -> 1.4, 1.1 -> 1.4, 1.2 -> 1.4
+-- and 1.3 -> 1.4.  A fresh install runs the script built from sql/src and
+-- sql/tables; an old database runs the update scripts (the newest built
+-- from sql/upgrade and the same sql/src).  All must give the same catalog (functions, tables, columns,
 -- indexes, triggers, constraints, comments, privileges, the tool registry),
 -- and what older gateways were granted must carry over to the entry points
 -- of the current version.
@@ -209,6 +210,38 @@ SELECT mcp_notes.handle(t, '{"method": "tools/call", "params": {"name": "notes_d
 FROM upgrade_token;
 SELECT pg_temp.snapshot('from 1.2') > 0 AS snapshot_from_12;
 SELECT * FROM pg_temp.catalog_diff('fresh', 'from 1.2');
+
+-- 1.3 (1.0 plus three update scripts), granted by 1.3, with a note, a
+-- token and a legacy session, then the default version.
+ALTER ROLE regress_upgrade_gateway RESET ALL;
+ALTER ROLE regress_upgrade_dev_gateway RESET ALL;
+SET client_min_messages = warning;
+DROP EXTENSION mcp_notes CASCADE;
+DROP SCHEMA mcp_notes CASCADE;
+CREATE EXTENSION mcp_notes VERSION '1.3';
+RESET client_min_messages;
+SELECT extversion FROM pg_extension WHERE extname = 'mcp_notes';
+SELECT mcp_notes.grant_gateway('regress_upgrade_gateway'), mcp_notes.grant_dev_gateway('regress_upgrade_dev_gateway');
+DELETE FROM upgrade_token;
+INSERT INTO upgrade_token SELECT mcp_notes.issue_token('ursula');
+SELECT mcp_notes.add_workspace('file:///t/upgrade'), mcp_notes.grant_workspace('ursula', 'file:///t/upgrade');
+SELECT mcp_notes.add_note('file:///t/upgrade/old.md', 'old note') IS NOT NULL AS added;
+CREATE TEMP TABLE upgrade_session AS
+SELECT mcp_notes.legacy_session_open(t, '2025-11-25', '{"elicitation": {}}', '{"name": "old"}', '1 hour') ->> 'sessionId' AS id
+FROM upgrade_token;
+ALTER EXTENSION mcp_notes UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'mcp_notes';
+SELECT r.rolname, unnest(s.setconfig) AS setting
+FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole
+WHERE r.rolname LIKE 'regress\_upgrade\_%' ORDER BY 1, 2;
+SELECT mcp_notes.handle(t, '{"method": "tools/call", "params": {"name": "notes_delete",
+           "arguments": {"workspaceUri": "file:///t/upgrade", "title": "old"}},
+           "clientCapabilities": {"elicitation": {}}}') #>> '{result,resultType}' AS old_token_old_note
+FROM upgrade_token;
+SELECT mcp_notes.legacy_session_check(t, s.id) ->> 'protocolVersion' AS old_session
+FROM upgrade_token, upgrade_session s;
+SELECT pg_temp.snapshot('from 1.3') > 0 AS snapshot_from_13;
+SELECT * FROM pg_temp.catalog_diff('fresh', 'from 1.3');
 
 -- The comparison would see a difference: a function missing its REVOKE.
 CREATE FUNCTION mcp_notes._forgotten() RETURNS int LANGUAGE sql AS 'SELECT 1';

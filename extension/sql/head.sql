@@ -1,0 +1,10 @@
+-- mcp_notes: notes, workspaces, principals, the tool registry and the
+-- notes_delete tool.  Every decision of the MCP server is made here, inside
+-- the transaction that acts on it; the gateway only moves bytes.  See
+-- docs/sql-api.md.
+--
+-- This script is built by the Makefile from the files of extension/sql/:
+-- src/ (functions, triggers, registry rows: the same text serves a fresh
+-- install and an upgrade), tables/ (fresh installs only) or upgrade/ (the
+-- hand-written DDL of an upgrade), in the order DEVELOPING.md describes.
+-- Do not edit a built script; released ones are frozen.

@@ -1,0 +1,110 @@
+-------------------------------------------------------------------------------
+-- Gateway API
+-------------------------------------------------------------------------------
+
+-- The methods _handle answers that have something to serve: resources/*
+-- only with a resource kind, prompts/* only with a prompt, completion with
+-- either.  server/discover advertises the same (features().capabilities).
+CREATE OR REPLACE FUNCTION _served_methods() RETURNS SETOF text
+LANGUAGE sql STABLE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT m.method
+    FROM (VALUES (1, 'tools/list', true), (2, 'tools/call', true),
+                 (3, 'resources/list', EXISTS (SELECT 1 FROM resource_kinds)),
+                 (4, 'resources/templates/list', EXISTS (SELECT 1 FROM resource_kinds)),
+                 (5, 'resources/read', EXISTS (SELECT 1 FROM resource_kinds)),
+                 (6, 'prompts/list', EXISTS (SELECT 1 FROM prompts)),
+                 (7, 'prompts/get', EXISTS (SELECT 1 FROM prompts)),
+                 (8, 'completion/complete', EXISTS (SELECT 1 FROM prompts) OR EXISTS (SELECT 1 FROM resource_kinds)))
+         AS m(i, method, served)
+    WHERE m.served
+    ORDER BY m.i
+$$;
+COMMENT ON FUNCTION _served_methods() IS
+'Internal: the methods features() lists: tools always, resources, prompts and completion when their registries have rows';
+
+-- extensionVersion is read from pg_extension, so the control file stays
+-- the one place that says which version this is.
+CREATE OR REPLACE FUNCTION features() RETURNS jsonb
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT jsonb_build_object(
+        'extensionVersion', (SELECT e.extversion FROM pg_extension e WHERE e.extname = 'mcp_notes'),
+        'contract', 2,
+        'methods', (SELECT jsonb_agg(m.method ORDER BY m.i) FROM _served_methods() WITH ORDINALITY AS m(method, i)),
+        'publicResults', jsonb_build_object('tools/list', _tools_list_result())
+                         || CASE WHEN EXISTS (SELECT 1 FROM prompts)
+                                 THEN jsonb_build_object('prompts/list', _prompts_list_result()) ELSE '{}' END,
+        'capabilities', jsonb_strip_nulls(jsonb_build_object(
+            'tools', '{}'::jsonb,
+            'resources', CASE WHEN EXISTS (SELECT 1 FROM resource_kinds) THEN '{}'::jsonb END,
+            'prompts', CASE WHEN EXISTS (SELECT 1 FROM prompts) THEN '{}'::jsonb END,
+            'completions', CASE WHEN EXISTS (SELECT 1 FROM prompts) OR EXISTS (SELECT 1 FROM resource_kinds)
+                                THEN '{}'::jsonb END)),
+        'instructions', 'Notes server. Every tool works inside a workspace you name explicitly (workspaceUri, '
+                        'a file: URI you were granted). notes_list and notes_search find notes and their '
+                        'noteId, notes_read reads one, notes_create and notes_update write (pass '
+                        'expectedUpdatedAt to refuse overwriting a change you have not seen). '
+                        'notes_delete deletes one note by title; it always asks the user to '
+                        'pick and confirm the note through a form elicitation (declare '
+                        'clientCapabilities.elicitation) and then expects the same call again with '
+                        'inputResponses.delete_choice and the exact requestState. The notes you may read are '
+                        'resources at their file: URIs (resources/list, resources/read); the prompt review_note '
+                        'reviews one of them.',
+        'tokenChannel', 'mcp_notes_tokens')
+$$;
+COMMENT ON FUNCTION features() IS
+'What this extension serves (contract, methods, public results, capabilities, instructions, token channel); see docs/contract.md';
+
+-- plpgsql rather than sql: a SET clause keeps an sql function from being
+-- inlined, so its query would be planned on every call; plpgsql caches the
+-- plan per session (tools/list and server/discover call this alone).
+CREATE OR REPLACE FUNCTION authenticate(token text) RETURNS text
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    who text;
+BEGIN
+    PERFORM _require_own_transaction('mcp_notes.authenticate');
+    SELECT t.principal INTO who FROM tokens t
+    WHERE t.token_hash = _token_hash(token)
+      AND t.revoked_at IS NULL
+      AND t.expires_at > clock_timestamp();
+    RETURN who;
+END;
+$$;
+COMMENT ON FUNCTION authenticate(text) IS 'The principal a bearer token proves, or NULL when it is unknown, expired or revoked';
+
+-- The token is checked inside the transaction that acts on the request.
+CREATE OR REPLACE FUNCTION handle(token text, request jsonb) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    principal text;
+BEGIN
+    PERFORM _require_own_transaction('mcp_notes.handle');
+    principal := authenticate(token);
+    IF principal IS NULL THEN
+        RETURN _error('unauthenticated', 'missing, invalid, expired or revoked bearer token');
+    END IF;
+    RETURN _handle(principal, request);
+END;
+$$;
+COMMENT ON FUNCTION handle(text, jsonb) IS
+'Answers one MCP request object for the principal the bearer token proves: {"result": ...} or {"error": {"kind", "message", "data"}}';
+
+CREATE OR REPLACE FUNCTION handle_as(principal text, request jsonb) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    PERFORM _check_principal(principal);
+    RETURN _handle(principal, request);
+END;
+$$;
+COMMENT ON FUNCTION handle_as(text, jsonb) IS
+'Development only: handle for a principal named by the caller. Executable only by roles given grant_dev_gateway';

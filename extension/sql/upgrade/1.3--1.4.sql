@@ -1,0 +1,7 @@
+-- mcp_notes 1.3 -> 1.4: the hand-written DDL of this release.  The built
+-- upgrade script is this file between the primitives (src/0*) and the rest
+-- of src/, so every function, trigger function and registry row of 1.4 is
+-- (re)created from the same text as a fresh install; what must be done
+-- here is only what src/ cannot say: new tables and columns (the same as in
+-- tables/), dropped or re-typed functions, changed triggers and data
+-- migrations.  Each change of the release has its own section.
