@@ -63,21 +63,33 @@ CREATE INDEX oauth_identities_principal ON oauth_identities (principal);
 COMMENT ON TABLE oauth_identities IS
 'Which principal a token''s (iss, sub) acts as: mapped by an operator (map_oauth_identity), or provisioned on first use for an issuer with auto_provision (a principal of its own, no grants)';
 
--- A change that can take an acceptance back (a key gone, an identity
--- unmapped, an issuer removed or restricted, another resource) reaches the
--- gateways' token caches at commit, as a change to tokens does.
-CREATE TRIGGER oauth_resource_changed AFTER UPDATE OR DELETE OR TRUNCATE ON oauth_resource
-    FOR EACH STATEMENT EXECUTE FUNCTION _tokens_changed();
-CREATE TRIGGER oauth_issuers_changed AFTER UPDATE OF issuer, algorithms OR DELETE OR TRUNCATE ON oauth_issuers
-    FOR EACH STATEMENT EXECUTE FUNCTION _tokens_changed();
-CREATE TRIGGER oauth_keys_changed AFTER UPDATE OR DELETE OR TRUNCATE ON oauth_keys
-    FOR EACH STATEMENT EXECUTE FUNCTION _tokens_changed();
-CREATE TRIGGER oauth_identities_changed AFTER UPDATE OR DELETE OR TRUNCATE ON oauth_identities
-    FOR EACH STATEMENT EXECUTE FUNCTION _tokens_changed();
-ALTER TABLE oauth_resource ENABLE ALWAYS TRIGGER oauth_resource_changed;
-ALTER TABLE oauth_issuers ENABLE ALWAYS TRIGGER oauth_issuers_changed;
-ALTER TABLE oauth_keys ENABLE ALWAYS TRIGGER oauth_keys_changed;
-ALTER TABLE oauth_identities ENABLE ALWAYS TRIGGER oauth_identities_changed;
+-- A change that can take an acceptance back (a key changed or gone, an
+-- identity unmapped, an issuer removed or restricted, another resource)
+-- reaches the gateways' token caches at commit, as a change to tokens does.
+-- Row triggers: a statement that changes nothing (the key fetcher's
+-- periodic store of the same keys) notifies nobody.
+CREATE TRIGGER oauth_resource_changed AFTER UPDATE ON oauth_resource FOR EACH ROW
+    WHEN (OLD.resource IS DISTINCT FROM NEW.resource OR OLD.max_clock_skew IS DISTINCT FROM NEW.max_clock_skew)
+    EXECUTE FUNCTION _tokens_changed();
+CREATE TRIGGER oauth_resource_deleted AFTER DELETE ON oauth_resource FOR EACH ROW EXECUTE FUNCTION _tokens_changed();
+CREATE TRIGGER oauth_issuers_changed AFTER UPDATE ON oauth_issuers FOR EACH ROW
+    WHEN (OLD.issuer IS DISTINCT FROM NEW.issuer OR OLD.algorithms IS DISTINCT FROM NEW.algorithms)
+    EXECUTE FUNCTION _tokens_changed();
+CREATE TRIGGER oauth_issuers_deleted AFTER DELETE ON oauth_issuers FOR EACH ROW EXECUTE FUNCTION _tokens_changed();
+CREATE TRIGGER oauth_keys_changed AFTER UPDATE OR DELETE ON oauth_keys FOR EACH ROW
+    EXECUTE FUNCTION _tokens_changed();
+CREATE TRIGGER oauth_identities_changed AFTER UPDATE OR DELETE ON oauth_identities FOR EACH ROW
+    EXECUTE FUNCTION _tokens_changed();
+CREATE TRIGGER oauth_truncated AFTER TRUNCATE ON oauth_resource FOR EACH STATEMENT EXECUTE FUNCTION _tokens_changed();
+CREATE TRIGGER oauth_truncated AFTER TRUNCATE ON oauth_issuers FOR EACH STATEMENT EXECUTE FUNCTION _tokens_changed();
+CREATE TRIGGER oauth_truncated AFTER TRUNCATE ON oauth_keys FOR EACH STATEMENT EXECUTE FUNCTION _tokens_changed();
+CREATE TRIGGER oauth_truncated AFTER TRUNCATE ON oauth_identities FOR EACH STATEMENT EXECUTE FUNCTION _tokens_changed();
+ALTER TABLE oauth_resource ENABLE ALWAYS TRIGGER oauth_resource_changed, ENABLE ALWAYS TRIGGER oauth_resource_deleted,
+    ENABLE ALWAYS TRIGGER oauth_truncated;
+ALTER TABLE oauth_issuers ENABLE ALWAYS TRIGGER oauth_issuers_changed, ENABLE ALWAYS TRIGGER oauth_issuers_deleted,
+    ENABLE ALWAYS TRIGGER oauth_truncated;
+ALTER TABLE oauth_keys ENABLE ALWAYS TRIGGER oauth_keys_changed, ENABLE ALWAYS TRIGGER oauth_truncated;
+ALTER TABLE oauth_identities ENABLE ALWAYS TRIGGER oauth_identities_changed, ENABLE ALWAYS TRIGGER oauth_truncated;
 
 -- Operator configuration is dumped; keys are not (the fetcher reads them
 -- again from the issuers).
