@@ -207,7 +207,8 @@ class Admin:
 
     def rotate_key(self, alg="ES256"):
         """A new signing key first (glewlwyd signs with the first), the old ones still published."""
-        kid = f"k{len(self.keys) + 1}"
+        self.kids_made = getattr(self, "kids_made", len(self.keys)) + 1
+        kid = f"k{self.kids_made}"       # never a kid used before, even after keys were dropped
         self.keys.insert(0, jose.Key.generate(alg, kid))
         plugin = self.admin.json("GET", "/api/mod/plugin/oidc")
         plugin["parameters"]["jwks-private"] = self._jwks_private()

@@ -295,7 +295,7 @@ class RotationTest(OAuthTestCase):
         self.assertChallenge(first, 401, "invalid_token")
         self.assertEqual(self.reason_logged(501), "unknown_kid")
         # bounded wait for the early refresh (the periodic one is minutes away)
-        self.stack.wait_keys(self.idp, kids=["k1", kid], timeout=10)
+        self.stack.wait_keys(self.idp, kids=[k.kid for k in self.idp.keys], timeout=10)
         self.assertEqual(self.call(new, id=502).status, 200)
         self.assertEqual(self.call(old, id=503).status, 200)    # the old key is still published
 
