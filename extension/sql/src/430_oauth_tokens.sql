@@ -3,6 +3,18 @@
 -- a principal whose token it was not shown.  Each rejection names its
 -- reason (the gateway logs it; the client is told only 401 invalid_token).
 
+-- A standby or a read-only transaction can judge a token but neither
+-- provision a principal nor NOTIFY: there a new subject stays unmapped and
+-- the key fetcher is not asked (the primary does both).
+CREATE OR REPLACE FUNCTION _oauth_may_write() RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT NOT pg_catalog.pg_is_in_recovery() AND pg_catalog.current_setting('transaction_read_only') = 'off'
+$$;
+COMMENT ON FUNCTION _oauth_may_write() IS
+'Internal: false on a standby or in a read-only transaction, where a token is judged without provisioning or notifying';
+
 -- A JWT whose signature verifies with a published key of its issuer: the
 -- issuer's row, the header and the claims, or {"reason"}.  typs: the typ
 -- values accepted (lower case), NULL for any; the access token check below
@@ -39,7 +51,9 @@ BEGIN
     END IF;
     SELECT k.jwk INTO key FROM oauth_keys k WHERE k.issuer = iss.issuer AND k.kid = header ->> 'kid';
     IF NOT FOUND THEN
-        PERFORM pg_catalog.pg_notify('mcp_notes_jwks', iss.issuer);
+        IF _oauth_may_write() THEN
+            PERFORM pg_catalog.pg_notify('mcp_notes_jwks', iss.issuer);
+        END IF;
         RETURN jsonb_build_object('reason', 'unknown_kid');
     ELSIF NOT _jws_verify(token, key, header ->> 'alg') THEN
         RETURN jsonb_build_object('reason', 'bad_signature');
@@ -124,7 +138,7 @@ DECLARE
 BEGIN
     SELECT o.principal INTO who FROM oauth_identities o
     WHERE o.issuer = _oauth_principal.issuer AND o.subject = _oauth_principal.subject;
-    IF who IS NOT NULL OR NOT auto_provision THEN
+    IF who IS NOT NULL OR NOT auto_provision OR NOT _oauth_may_write() THEN
         RETURN who;
     END IF;
     INSERT INTO oauth_identities (issuer, subject, principal, provisioned)

@@ -195,3 +195,12 @@ SELECT issuer, count(*) FROM (SELECT issuer FROM mcp_notes.oauth_keys UNION ALL 
 
 DROP OWNED BY regress_oauth_fetcher, regress_oauth_gateway;
 DROP ROLE regress_oauth_fetcher, regress_oauth_gateway;
+
+-- In a read-only transaction (or on a standby) a token is still judged, but
+-- nothing is provisioned and the fetcher is not asked.
+SELECT mcp_notes.add_oauth_issuer(:'issuer_b', algorithms => '{ES256}', auto_provision => true);
+INSERT INTO mcp_notes.oauth_keys (issuer, kid, jwk) VALUES (:'issuer_b', 'b1', :'jwk_b');
+BEGIN TRANSACTION READ ONLY;
+SELECT mcp_notes._authenticate(:'issuer_b_same_sub') ->> 'reason' AS read_only_unmapped;
+COMMIT;
+SELECT mcp_notes._authenticate(:'issuer_b_same_sub') ->> 'principal' IS NOT NULL AS provisioned_when_writable;
