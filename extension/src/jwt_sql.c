@@ -13,8 +13,31 @@
 #include "utils/builtins.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
+#include "utils/memutils.h"
 
 #include "jwt.h"
+
+/*
+ * Imported keys, per backend: importing a JWK (EVP_PKEY_fromdata and
+ * libcrypto's public-key check, which for RSA tests that the modulus is
+ * composite) costs far more than a verification, and a backend sees the same
+ * few keys on every request.  An entry is the key's exact jsonb bytes and
+ * the algorithm; the least recently used one makes room.  A changed JWK is
+ * other bytes, so a rotation never meets a stale entry.
+ */
+#define KEY_CACHE_SIZE	16
+
+typedef struct CachedKey
+{
+	char	   *jwk;			/* the jsonb's bytes, in TopMemoryContext */
+	Size		len;
+	JoseAlg		alg;
+	EVP_PKEY   *key;
+	uint64		used;
+} CachedKey;
+
+static CachedKey key_cache[KEY_CACHE_SIZE];
+static uint64 key_cache_clock;
 
 PG_FUNCTION_INFO_V1(mcp_notes_jws_decode);
 PG_FUNCTION_INFO_V1(mcp_notes_jws_verify);
@@ -149,7 +172,7 @@ read_jwk(Jsonb *jwk, JoseJwk *out)
 	return NULL;
 }
 
-/* the public key of jwk for alg, or NULL with *problem set */
+/* the public key of jwk for alg, or NULL with *problem set; the caller frees it */
 static EVP_PKEY *
 jwk_key(Jsonb *jwk, const char *alg_text, const char **problem)
 {
@@ -159,6 +182,43 @@ jwk_key(Jsonb *jwk, const char *alg_text, const char **problem)
 	*problem = read_jwk(jwk, &members);
 	if (*problem == NULL)
 		*problem = jose_key_import(&members, jose_alg_from_name(alg_text), &key);
+	return key;
+}
+
+/* the key of jwk for alg from the cache, imported (and kept) on a miss; NULL when it cannot verify alg */
+static EVP_PKEY *
+cached_key(Jsonb *jwk, JoseAlg alg, const char *alg_text)
+{
+	const char *bytes = VARDATA_ANY(jwk);
+	Size		len = VARSIZE_ANY_EXHDR(jwk);
+	CachedKey  *victim = &key_cache[0];
+	const char *problem;
+	EVP_PKEY   *key;
+
+	for (int i = 0; i < KEY_CACHE_SIZE; i++)
+	{
+		CachedKey  *c = &key_cache[i];
+
+		if (c->key != NULL && c->alg == alg && c->len == len && memcmp(c->jwk, bytes, len) == 0)
+		{
+			c->used = ++key_cache_clock;
+			return c->key;
+		}
+		if (c->used < victim->used)
+			victim = c;
+	}
+	key = jwk_key(jwk, alg_text, &problem);
+	if (key == NULL)
+		return NULL;
+	EVP_PKEY_free(victim->key);
+	if (victim->jwk)
+		pfree(victim->jwk);
+	victim->jwk = MemoryContextAlloc(TopMemoryContext, len);
+	memcpy(victim->jwk, bytes, len);
+	victim->len = len;
+	victim->alg = alg;
+	victim->key = key;
+	victim->used = ++key_cache_clock;
 	return key;
 }
 
@@ -192,18 +252,14 @@ mcp_notes_jws_verify(PG_FUNCTION_ARGS)
 	text	   *token = PG_GETARG_TEXT_PP(0);
 	Jsonb	   *jwk = PG_GETARG_JSONB_P(1);
 	char	   *alg = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	JoseAlg		a = jose_alg_from_name(alg);
 	JoseCompact jws;
-	const char *problem;
 	EVP_PKEY   *key;
-	bool		ok;
 
-	if (jose_split(VARDATA_ANY(token), VARSIZE_ANY_EXHDR(token), false, &jws) != NULL)
+	if (a == JOSE_ALG_UNSUPPORTED || jose_split(VARDATA_ANY(token), VARSIZE_ANY_EXHDR(token), false, &jws) != NULL)
 		PG_RETURN_BOOL(false);
-	key = jwk_key(jwk, alg, &problem);
+	key = cached_key(jwk, a, alg);
 	if (key == NULL)
 		PG_RETURN_BOOL(false);
-	ok = jose_verify(jose_alg_from_name(alg), key, jws.signing_input, jws.signing_input_len,
-					 jws.signature, jws.signature_len);
-	EVP_PKEY_free(key);
-	PG_RETURN_BOOL(ok);
+	PG_RETURN_BOOL(jose_verify(a, key, jws.signing_input, jws.signing_input_len, jws.signature, jws.signature_len));
 }

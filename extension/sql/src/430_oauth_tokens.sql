@@ -2,15 +2,19 @@
 -- the transaction that acts, so a compromised gateway still cannot act for
 -- a principal whose token it was not shown.  Each rejection names its
 -- reason (the gateway logs it; the client is told only 401 invalid_token).
+-- PL/pgSQL throughout, even for one expression: these run on every request,
+-- and an SQL function with a SET clause is planned again on every call.
 
 -- A standby or a read-only transaction can judge a token but neither
 -- provision a principal nor NOTIFY: there a new subject stays unmapped and
 -- the key fetcher is not asked (the primary does both).
 CREATE OR REPLACE FUNCTION _oauth_may_write() RETURNS boolean
-LANGUAGE sql STABLE PARALLEL SAFE
+LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = mcp_notes, pg_temp
 AS $$
-    SELECT NOT pg_catalog.pg_is_in_recovery() AND pg_catalog.current_setting('transaction_read_only') = 'off'
+BEGIN
+    RETURN NOT pg_catalog.pg_is_in_recovery() AND pg_catalog.current_setting('transaction_read_only') = 'off';
+END;
 $$;
 COMMENT ON FUNCTION _oauth_may_write() IS
 'Internal: false on a standby or in a read-only transaction, where a token is judged without provisioning or notifying';
@@ -94,13 +98,15 @@ COMMENT ON FUNCTION _jwt_time_problem(jsonb, interval) IS
 -- the resource exactly.  glewlwyd, asked without a resource, puts the scope
 -- list there: that token was not issued for this server.
 CREATE OR REPLACE FUNCTION _jwt_audience_has(claims jsonb, audience text) RETURNS boolean
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = mcp_notes, pg_temp
 AS $$
-    SELECT CASE jsonb_typeof(claims -> 'aud')
+BEGIN
+    RETURN CASE jsonb_typeof(claims -> 'aud')
         WHEN 'string' THEN claims ->> 'aud' = audience
         WHEN 'array' THEN claims -> 'aud' @> jsonb_build_array(audience)
-        ELSE false END
+        ELSE false END;
+END;
 $$;
 COMMENT ON FUNCTION _jwt_audience_has(jsonb, text) IS 'Internal: the aud claim (a string or an array) names audience exactly';
 
@@ -201,16 +207,18 @@ COMMENT ON FUNCTION _oauth_access_token(text) IS
 -- scope: a space-separated string (RFC 9068 2.2.3); scp (a string or an
 -- array) where an IdP puts them there instead.
 CREATE OR REPLACE FUNCTION _jwt_scopes(claims jsonb) RETURNS text[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = mcp_notes, pg_temp
 AS $$
-    SELECT coalesce(array_agg(DISTINCT s) FILTER (WHERE s <> ''), '{}')
-    FROM (SELECT regexp_split_to_table(claims ->> 'scope', '\s+') AS s WHERE jsonb_typeof(claims -> 'scope') = 'string'
-          UNION ALL
-          SELECT regexp_split_to_table(claims ->> 'scp', '\s+') WHERE jsonb_typeof(claims -> 'scp') = 'string'
-          UNION ALL
-          SELECT e FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(claims -> 'scp') = 'array'
-                                                       THEN claims -> 'scp' ELSE '[]' END) e) x
+DECLARE
+    listed text := CASE WHEN jsonb_typeof(claims -> 'scope') = 'string' THEN claims ->> 'scope'
+                        WHEN jsonb_typeof(claims -> 'scp') = 'string' THEN claims ->> 'scp' END;
+BEGIN
+    IF listed IS NULL AND jsonb_typeof(claims -> 'scp') = 'array' THEN
+        RETURN ARRAY(SELECT DISTINCT e FROM jsonb_array_elements_text(claims -> 'scp') e WHERE e <> '' ORDER BY e);
+    END IF;
+    RETURN ARRAY(SELECT DISTINCT s FROM regexp_split_to_table(coalesce(listed, ''), '\s+') s WHERE s <> '' ORDER BY s);
+END;
 $$;
 COMMENT ON FUNCTION _jwt_scopes(jsonb) IS 'Internal: the scopes a JWT grants (scope, or scp), each once';
 

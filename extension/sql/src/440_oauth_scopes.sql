@@ -10,16 +10,18 @@
 -- Every scope a request needs, for the one challenge that names them all.
 -- A tool this list does not know is taken to change notes.
 CREATE OR REPLACE FUNCTION _oauth_required_scopes(request jsonb) RETURNS text[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = mcp_notes, pg_temp
 AS $$
-    SELECT CASE
+BEGIN
+    RETURN CASE
         WHEN request ->> 'method' IS DISTINCT FROM 'tools/call' THEN '{notes.read}'
         WHEN request -> 'params' ->> 'name' = 'notes_delete'
             THEN CASE WHEN request -> 'params' ? 'requestState' OR request -> 'params' ? 'inputResponses'
                       THEN '{notes.read,notes.delete}' ELSE '{notes.read}' END
         WHEN request -> 'params' ->> 'name' IN ('notes_read', 'notes_list', 'notes_search') THEN '{notes.read}'
-        ELSE '{notes.read,notes.write}' END::text[]
+        ELSE '{notes.read,notes.write}' END::text[];
+END;
 $$;
 COMMENT ON FUNCTION _oauth_required_scopes(jsonb) IS
 'Internal: the scopes a request needs: notes.read always, notes.write for notes_create, notes_update and unknown tools, notes.delete for notes_delete with an answer';
@@ -57,12 +59,14 @@ COMMENT ON FUNCTION _oauth_scope_refusal(jsonb, jsonb) IS
 -- The request a handler sees: the token that acted (auth, from
 -- _authenticate) in place of anything the gateway sent under that name.
 CREATE OR REPLACE FUNCTION _with_auth(request jsonb, auth jsonb) RETURNS jsonb
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = mcp_notes, pg_temp
 AS $$
-    SELECT CASE WHEN jsonb_typeof(request) = 'object'
+BEGIN
+    RETURN CASE WHEN jsonb_typeof(request) = 'object'
                 THEN (request - 'auth') || jsonb_strip_nulls(jsonb_build_object('auth', auth))
-                ELSE request END
+                ELSE request END;
+END;
 $$;
 COMMENT ON FUNCTION _with_auth(jsonb, jsonb) IS
 'Internal: the request object with member auth set to the acting token''s facts (removed when auth is NULL): never what the gateway sent';
