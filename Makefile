@@ -33,10 +33,12 @@ check:
 check-quick:
 	@SUITES=quick TESTS='$(TESTS) $(TEST)' tests/run-checks
 
-# docker/compose.yaml for real with rootful podman (tests/suites/compose; make
-# check runs it too): build, up with 2 gateways, flows, kill one, down.
+# docker/compose.yaml for real under rootful podman and under a dockerd the
+# suite starts itself (tests/suites/compose; make check runs it too): build,
+# passwords, client address, up with 2 gateways, flows, kill one, down.
+# CONTAINER_ENGINE=podman or =docker runs one engine.
 compose-test:
-	@tests/suites/compose
+	@CONTAINER_ENGINE='$(CONTAINER_ENGINE)' tests/suites/compose
 
 # The official MCP conformance suite (scripts/install-node) against a fresh
 # cluster and gateway with sql/conformance-fixture.sql: docs/conformance.md.

@@ -1,5 +1,9 @@
 # mcp-notes-gateway: built on Debian 12, run on Debian 12 with only the
-# runtime libraries, as an unprivileged user.
+# runtime libraries, as the unprivileged user mcp.  No USER line: the
+# entrypoint starts as root to read a secret file that only root may read,
+# then becomes mcp (setpriv) before the gateway runs.
+# The same build stage as postgres.Dockerfile's, line for line, so the second
+# image to be built reuses its layer from the engine's cache.
 FROM debian:12 AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
@@ -17,7 +21,6 @@ RUN apt-get update \
  && useradd --system --no-create-home --shell /usr/sbin/nologin mcp
 COPY --from=build /src/gateway/mcp-notes-gateway /usr/local/bin/mcp-notes-gateway
 COPY docker/gateway-entrypoint docker/readyz /usr/local/bin/
-USER mcp
 EXPOSE 8080 9464
 HEALTHCHECK --interval=5s --timeout=3s CMD ["/usr/local/bin/readyz", "8080"]
 LABEL io.mcp-notes.image=gateway

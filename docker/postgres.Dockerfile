@@ -2,10 +2,11 @@
 # entrypoint (docker/db-entrypoint) initialises the data directory on the
 # first start and runs the one-shot setup (docker/db-setup) on every start.
 # No password is baked in: they come from the environment or secret files.
+# The build stage is gateway.Dockerfile's, line for line (one cached layer).
 FROM debian:12 AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      make gcc libc6-dev postgresql-server-dev-15 \
+      make gcc pkg-config libc6-dev libpq-dev libmicrohttpd-dev libjson-c-dev libssl-dev postgresql-server-dev-15 \
  && rm -rf /var/lib/apt/lists/*
 COPY extension/ /src/extension/
 RUN make -C /src/extension clean \
@@ -27,6 +28,6 @@ ENV PGDATA=/var/lib/postgresql/data PATH=/usr/lib/postgresql/15/bin:$PATH
 VOLUME /var/lib/postgresql/data
 EXPOSE 5432
 STOPSIGNAL SIGINT
-HEALTHCHECK --interval=5s --timeout=3s CMD pg_isready -q -h 127.0.0.1 -d notes -U postgres || exit 1
+HEALTHCHECK --interval=5s --timeout=3s CMD pg_isready -q -h 127.0.0.1 -d notes -U mcp_gateway || exit 1
 LABEL io.mcp-notes.image=db
 ENTRYPOINT ["/usr/local/bin/db-entrypoint"]

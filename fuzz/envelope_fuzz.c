@@ -124,7 +124,7 @@ fail(const char *fmt,...)
 	print_bytes("input", cur_data, cur_size);
 	if (cur_reply)
 	{
-		fprintf(stderr, "  reply: HTTP %u, code %d\n", cur_reply->http_status, cur_reply->code);
+		fprintf(stderr, "  reply: HTTP %u, code %d\n", cur_reply->http_status, cur_reply->log.code);
 		if (cur_reply->body)
 			print_bytes("body", cur_reply->body, strlen(cur_reply->body));
 	}
@@ -687,11 +687,11 @@ check_handle_call(const struct request *rq, const struct view *v, const struct m
 			status = expect[i].status;
 			code = expect[i].code;
 		}
-	if (r->http_status != status || r->code != code)
+	if (r->http_status != status || r->log.code != code)
 		fail("outcome %d must be HTTP %u code %d, not HTTP %u code %d", stub.answer, status, code,
-			 r->http_status, r->code);
+			 r->http_status, r->log.code);
 	if (stub.answer == ANS_ERROR_STATE &&
-		(strcmp(r->reason, "state_bad_signature") != 0 || strstr(r->body, "\"reason\":\"state_bad_signature\"") == NULL))
+		(strcmp(r->log.reason, "state_bad_signature") != 0 || strstr(r->body, "\"reason\":\"state_bad_signature\"") == NULL))
 		fail("the extension's invalid_params must be copied with its data.reason");
 	if (stub.answer == ANS_ERROR_CAPABILITY &&
 		strstr(r->body, "\"requiredCapabilities\":{\"elicitation\":{\"form\":{}}}") == NULL)
@@ -708,8 +708,8 @@ check_oauth_body(const struct mcp_reply *r, json_object *resp)
 {
 	json_object *x;
 
-	if (r->code != 0)
-		fail("a 401 must carry no JSON-RPC code, not %d", r->code);
+	if (r->log.code != 0)
+		fail("a 401 must carry no JSON-RPC code, not %d", r->log.code);
 	if (json_object_object_length(resp) != 2 ||
 		!json_object_object_get_ex(resp, "error", &x) || !json_string_equals(x, "invalid_token") ||
 		!json_object_object_get_ex(resp, "error_description", &x) || !json_object_is_type(x, json_type_string))
@@ -727,10 +727,10 @@ check_jsonrpc_body(const struct view *v, const struct mcp_reply *r, json_object 
 	if (!json_object_object_get_ex(resp, "jsonrpc", &x) || !json_string_equals(x, "2.0"))
 		fail("the response lacks \"jsonrpc\": \"2.0\"");
 	/* id echo: absent when it could not be read, never null */
-	if (r->code == RPC_PARSE_ERROR || v->id == NULL)
+	if (r->log.code == RPC_PARSE_ERROR || v->id == NULL)
 	{
 		if (json_object_object_get_ex(resp, "id", NULL))
-			fail("id must be absent (%s)", r->code == RPC_PARSE_ERROR ? "parse error" : "no valid request id");
+			fail("id must be absent (%s)", r->log.code == RPC_PARSE_ERROR ? "parse error" : "no valid request id");
 	}
 	else if (!json_object_object_get_ex(resp, "id", &idv) || idv == NULL)
 		fail("the response has no id member, or a null one");
@@ -742,24 +742,24 @@ check_jsonrpc_body(const struct view *v, const struct mcp_reply *r, json_object 
 		bool		ok = false;
 		json_object *code;
 
-		if (r->code == 0)
+		if (r->log.code == 0)
 			fail("error body but no code recorded for the log");
 		if (json_object_object_get_ex(resp, "result", NULL))
 			fail("an error with a result");
 		if (!json_object_is_type(err, json_type_object) ||
 			!json_object_object_get_ex(err, "code", &code) || !json_object_is_type(code, json_type_int) ||
-			json_object_get_int(code) != r->code ||
+			json_object_get_int(code) != r->log.code ||
 			!json_object_object_get_ex(err, "message", &x) || !json_object_is_type(x, json_type_string))
 			fail("malformed error object, or its code differs from the logged one");
 		if (json_object_object_get_ex(err, "resultType", NULL))
 			fail("an error with resultType");
 		for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
-			if (allowed[i].status == r->http_status && allowed[i].code == r->code)
+			if (allowed[i].status == r->http_status && allowed[i].code == r->log.code)
 				ok = true;
 		if (!ok)
-			fail("undefined outcome: HTTP %u with code %d", r->http_status, r->code);
+			fail("undefined outcome: HTTP %u with code %d", r->http_status, r->log.code);
 
-		if (r->code == RPC_UNSUPPORTED_VERSION)
+		if (r->log.code == RPC_UNSUPPORTED_VERSION)
 		{
 			json_object *data,
 					   *sup,
@@ -781,8 +781,8 @@ check_jsonrpc_body(const struct view *v, const struct mcp_reply *r, json_object 
 		json_object *meta;
 		json_object *info;
 
-		if (r->code != 0)
-			fail("code %d logged for a result", r->code);
+		if (r->log.code != 0)
+			fail("code %d logged for a result", r->log.code);
 		if (r->http_status != 200)
 			fail("a result with HTTP %u", r->http_status);
 		if (!json_object_object_get_ex(resp, "result", &x) || !json_object_is_type(x, json_type_object))
@@ -852,31 +852,31 @@ check_reply(const struct request *rq, const struct view *v, const struct mcp_rep
 	bool		db_reached = stub.n_auth + stub.n_handle > 0;
 
 	cur_reply = r;
-	check_field("rpc_id", r->rpc_id, sizeof(r->rpc_id));
-	check_field("rpc_method", r->rpc_method, sizeof(r->rpc_method));
-	check_field("tool", r->tool, sizeof(r->tool));
-	check_field("reason", r->reason, sizeof(r->reason));
-	check_field("detail", r->detail, sizeof(r->detail));
+	check_field("rpc_id", r->log.rpc_id, sizeof(r->log.rpc_id));
+	check_field("rpc_method", r->log.rpc_method, sizeof(r->log.rpc_method));
+	check_field("tool", r->log.tool, sizeof(r->log.tool));
+	check_field("reason", r->log.reason, sizeof(r->log.reason));
+	check_field("detail", r->log.detail, sizeof(r->log.detail));
 
 	if ((r->http_status == 401 || r->http_status == 403) != (r->www_authenticate != NULL))
 		fail("WWW-Authenticate must come with 401 or 403 and only with it");
 	if ((r->http_status == 503) != r->retry_after)
 		fail("Retry-After must come with 503 and only with it");
-	if (r->code != 0 && (r->code == -32002 || r->code == -32042 || (r->code <= -32000 && r->code >= -32019) ||
-						 (r->code <= -32020 && r->code >= -32099 && r->code != RPC_HEADER_MISMATCH &&
-						  r->code != RPC_MISSING_CAPABILITY && r->code != RPC_UNSUPPORTED_VERSION)))
-		fail("forbidden error code %d", r->code);
+	if (r->log.code != 0 && (r->log.code == -32002 || r->log.code == -32042 || (r->log.code <= -32000 && r->log.code >= -32019) ||
+						 (r->log.code <= -32020 && r->log.code >= -32099 && r->log.code != RPC_HEADER_MISMATCH &&
+						  r->log.code != RPC_MISSING_CAPABILITY && r->log.code != RPC_UNSUPPORTED_VERSION)))
+		fail("forbidden error code %d", r->log.code);
 
 	/* parse outcome agrees with an independent parse of the same bytes */
-	if (!v->parsed && r->code != RPC_PARSE_ERROR)
-		fail("body does not parse but the code is %d", r->code);
-	if (v->parsed && r->code == RPC_PARSE_ERROR)
+	if (!v->parsed && r->log.code != RPC_PARSE_ERROR)
+		fail("body does not parse but the code is %d", r->log.code);
+	if (v->parsed && r->log.code == RPC_PARSE_ERROR)
 		fail("-32700 for a body that parses");
 
 	/* 202: a notification, nothing executed */
 	if (r->http_status == 202)
 	{
-		if (r->body != NULL || !r->notification || r->code != 0)
+		if (r->body != NULL || !r->log.notification || r->log.code != 0)
 			fail("202 must have no body and be a notification");
 		if (!v->parsed || !json_object_is_type(v->root, json_type_object) || v->has_id)
 			fail("202 for a request that has an id or is not an object");
@@ -884,7 +884,7 @@ check_reply(const struct request *rq, const struct view *v, const struct mcp_rep
 			fail("a notification reached the database");
 		return;
 	}
-	if (r->notification)
+	if (r->log.notification)
 		fail("notification flag without 202");
 	if (r->body == NULL)
 		fail("HTTP %u without a body", r->http_status);
@@ -915,11 +915,11 @@ check_reply(const struct request *rq, const struct view *v, const struct mcp_rep
 			fail("the database was reached without a matching Mcp-Method header");
 		if (strcmp(m, "tools/call") == 0 && (rq->h.n_name > 1 || (rq->h.n_name == 1) != (v->name != NULL)))
 			fail("the database was reached with an Mcp-Name header that cannot match");
-		if (r->code == RPC_PARSE_ERROR || r->code == RPC_INVALID_REQUEST || r->code == RPC_HEADER_MISMATCH ||
-			r->code == RPC_UNSUPPORTED_VERSION ||
-			(r->code == RPC_METHOD_NOT_FOUND && !(stub.n_handle > 0 && stub.answer == ANS_ERROR_METHOD)) ||
-			(r->code == RPC_INVALID_PARAMS && r->http_status == 400))
-			fail("an envelope error (%d) after a database call", r->code);
+		if (r->log.code == RPC_PARSE_ERROR || r->log.code == RPC_INVALID_REQUEST || r->log.code == RPC_HEADER_MISMATCH ||
+			r->log.code == RPC_UNSUPPORTED_VERSION ||
+			(r->log.code == RPC_METHOD_NOT_FOUND && !(stub.n_handle > 0 && stub.answer == ANS_ERROR_METHOD)) ||
+			(r->log.code == RPC_INVALID_PARAMS && r->http_status == 400))
+			fail("an envelope error (%d) after a database call", r->log.code);
 		if (dev && stub.n_auth > 0)
 			fail("authenticate() called in dev mode");
 		if (!dev && (rq->h.n_authorization != 1 || rq->h.authorization == NULL))
@@ -934,7 +934,7 @@ check_reply(const struct request *rq, const struct view *v, const struct mcp_rep
 	if (stub.n_handle > 0)
 		check_handle_call(rq, v, r);
 	else if (stub.n_auth > 0 && !stub.token_known && stub.answer != ANS_UNAVAILABLE &&
-			 (r->http_status != 401 || r->code != 0))
+			 (r->http_status != 401 || r->log.code != 0))
 		fail("an unknown token must be a 401");
 	if (v->public && stub.n_handle > 0)
 		fail("a public result (nothing but _meta in params) went to handle()");
@@ -997,7 +997,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/*
 	 * As an HTTP event thread runs it first: never a database call; either
-	 * an answer, or needs_database and nothing else (then as a worker).
+	 * an answer, or needs_database and nothing else, then the worker
+	 * resumes the checked request (mcp_reply_resume).
 	 */
 	mcp_process(rq.body, rq.body_len, &rq.h, false, &r1);
 	cur_reply = &r1;
@@ -1007,9 +1008,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	{
 		if (r1.body != NULL)
 			fail("a request deferred to a worker already has an answer");
-		mcp_process(rq.body, rq.body_len, &rq.h, true, &r1);
+		mcp_reply_resume(&r1);
 		if (r1.needs_database)
-			fail("mcp_process may block and still defers");
+			fail("a resumed request still defers");
 	}
 	check_reply(&rq, &v, &r1);
 
@@ -1024,7 +1025,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	mcp_process(rq.body, rq.body_len, &rq.h, true, &r2);
 	cur_reply = &r2;
-	if (r1.http_status != r2.http_status || r1.code != r2.code ||
+	if (r1.http_status != r2.http_status || r1.log.code != r2.log.code ||
 		(r1.body == NULL) != (r2.body == NULL) || (r1.body && strcmp(r1.body, r2.body) != 0))
 		fail("the same request answered differently the second time");
 

@@ -1,6 +1,7 @@
 /*
  * mcp_notes.c
- *		Module entry point: the magic block and the extension's settings.
+ *		Module entry point: the magic block, the extension's settings and the
+ *		transaction callbacks of the title key counts (title_counts.c).
  */
 #include "postgres.h"
 
@@ -45,4 +46,5 @@ _PG_init(void)
 							0,
 							NULL, NULL, NULL);
 	MarkGUCPrefixReserved("mcp_notes");
+	mcpn_title_counts_init();
 }

@@ -13,4 +13,10 @@
 extern int	mcpn_state_ttl;
 extern int	mcpn_audit_budget;
 
+/* search.c: the distinct title keys of a note, sorted (palloc'd) */
+extern int64 *mcpn_title_keys(text *uri, Datum title, int *nkeys);
+
+/* title_counts.c: the per-transaction sums of title key counts */
+extern void mcpn_title_counts_init(void);
+
 #endif							/* MCP_NOTES_H */

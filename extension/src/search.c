@@ -21,6 +21,8 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 
+#include "mcp_notes.h"
+
 PG_FUNCTION_INFO_V1(mcp_notes_title_keys);
 
 #define SCOPES_MAX		17		/* the root and 16 levels of folders */
@@ -97,25 +99,22 @@ uri_scopes(const char *uri, int len, int *scope_len)
 }
 
 /*
- * _title_keys(uri text, title text) returns bigint[]
- *		hashtextextended(folder || ' ' || gram, 0) for every folder of the URI
- *		(root first, the root's spelled "file:///") and every gram of
- *		lower(title), sorted, without duplicates.
+ * The distinct title keys of a note, sorted: hashtextextended(folder || ' '
+ * || gram, 0) for every folder of the URI (root first, spelled "file:///")
+ * and every gram of lower(title).  *nkeys says how many; palloc'd.
  */
-Datum
-mcp_notes_title_keys(PG_FUNCTION_ARGS)
+int64 *
+mcpn_title_keys(text *uri, Datum title, int *nkeys)
 {
-	text	   *uri = PG_GETARG_TEXT_PP(0);
-	text	   *lowered = DatumGetTextPP(DirectFunctionCall1Coll(lower, DEFAULT_COLLATION_OID,
-																 PG_GETARG_DATUM(1)));
+	text	   *lowered = DatumGetTextPP(DirectFunctionCall1Coll(lower, DEFAULT_COLLATION_OID, title));
 	const char *u = VARDATA_ANY(uri);
 	int			scope_len[SCOPES_MAX];
 	int			nscopes = uri_scopes(u, VARSIZE_ANY_EXHDR(uri), scope_len);
 	int			ngrams;
 	gram	   *grams = title_grams(VARDATA_ANY(lowered), VARSIZE_ANY_EXHDR(lowered), &ngrams);
 	int64	   *keys = palloc(sizeof(int64) * nscopes * ngrams);
-	Datum	   *datums;
-	int			nkeys = 0;
+	int			n = 0;
+	int			distinct = 0;
 	StringInfoData buf;
 
 	initStringInfo(&buf);
@@ -129,18 +128,30 @@ mcp_notes_title_keys(PG_FUNCTION_ARGS)
 				appendBinaryStringInfo(&buf, u, scope_len[s]);
 			appendStringInfoChar(&buf, ' ');
 			appendBinaryStringInfo(&buf, grams[g].start, grams[g].len);
-			keys[nkeys++] = (int64) DatumGetUInt64(hash_any_extended((unsigned char *) buf.data, buf.len, 0));
+			keys[n++] = (int64) DatumGetUInt64(hash_any_extended((unsigned char *) buf.data, buf.len, 0));
 		}
-	qsort(keys, nkeys, sizeof(int64), key_cmp);
-	datums = palloc(sizeof(Datum) * Max(nkeys, 1));
-	{
-		int			distinct = 0;
+	qsort(keys, n, sizeof(int64), key_cmp);
+	for (int i = 0; i < n; i++)
+		if (distinct == 0 || keys[i] != keys[distinct - 1])
+			keys[distinct++] = keys[i];
+	pfree(buf.data);
+	*nkeys = distinct;
+	return keys;
+}
 
-		for (int i = 0; i < nkeys; i++)
-			if (distinct == 0 || keys[i] != keys[i - 1])
-				datums[distinct++] = Int64GetDatum(keys[i]);
-		nkeys = distinct;
-	}
+/*
+ * _title_keys(uri text, title text) returns bigint[]
+ *		The keys of mcpn_title_keys, as an array.
+ */
+Datum
+mcp_notes_title_keys(PG_FUNCTION_ARGS)
+{
+	int			nkeys;
+	int64	   *keys = mcpn_title_keys(PG_GETARG_TEXT_PP(0), PG_GETARG_DATUM(1), &nkeys);
+	Datum	   *datums = palloc(sizeof(Datum) * Max(nkeys, 1));
+
+	for (int i = 0; i < nkeys; i++)
+		datums[i] = Int64GetDatum(keys[i]);
 	PG_RETURN_ARRAYTYPE_P(construct_array(datums, nkeys, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
 										  TYPALIGN_DOUBLE));
 }

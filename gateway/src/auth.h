@@ -3,7 +3,7 @@
  *		Bearer tokens from the Authorization header (RFC 6750).
  *
  * The gateway never decides whether a token is valid: it only extracts it,
- * and the database resolves it (mcp_notes.authenticate / call_tool).  Tokens
+ * and the database resolves it (mcp_notes.authenticate / handle).  Tokens
  * are never logged.
  */
 #ifndef GW_AUTH_H

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
+#include "clientaddr.h"
 #include "log.h"
 #include "version.h"
 
@@ -72,6 +73,8 @@ static const struct setting settings[] = {
 	"SECONDS", "Database connections older than this are closed when returned to the pool."},
 	{"max-body", "MCP_NOTES_MAX_BODY", NULL, NULL, SET_SIZE, OFF(max_body), "1M", 64, 1024L * 1024 * 1024,
 	"BYTES", "Largest accepted request body (suffix k or m for KiB, MiB); larger bodies get HTTP 413."},
+	{"trusted-proxies", "MCP_NOTES_TRUSTED_PROXIES", NULL, NULL, SET_STRING, OFF(trusted_proxies), "", 0, 0,
+	"CIDR[,CIDR]", "Peers (a load balancer) whose last X-Forwarded-For hop is taken as the client address in logs; empty trusts none, and the header is ignored from every other peer."},
 	{"allowed-origins", "MCP_NOTES_ALLOWED_ORIGINS", NULL, NULL, SET_STRING, OFF(allowed_origins), "", 0, 0,
 	"LIST", "Comma-separated exact Origin values accepted; empty accepts only http(s) origins on localhost, 127.0.0.1 and [::1]. Requests without Origin are always accepted."},
 	{"gateway-id", "MCP_NOTES_GATEWAY_ID", NULL, NULL, SET_STRING, OFF(gateway_id), "", 0, 0,
@@ -92,12 +95,12 @@ static const struct setting settings[] = {
 	"", "Serve one client on stdin/stdout (newline-delimited JSON-RPC, both eras) instead of HTTP; the bearer token is MCP_NOTES_TOKEN; logs stay on stderr; exits 0 at end of input."},
 	{"legacy-session-ttl", "MCP_NOTES_LEGACY_SESSION_TTL", NULL, NULL, SET_INT, OFF(legacy_session_ttl), "3600", 1, 86400,
 	"SECONDS", "Legacy era (2025-11-25 and older): an Mcp-Session-Id unused this long expires (every request renews it)."},
+	{"legacy-wait-ms", "MCP_NOTES_LEGACY_WAIT_MS", NULL, NULL, SET_INT, OFF(legacy_wait_ms), "60000", 100, 86400000,
+	"MS", "Legacy era: how long a tools/call stream waits for the client's answer to a server request (elicitation/create), time enough for a human to read a form and answer, before it ends with a tool error."},
 	{"public-url", "MCP_NOTES_PUBLIC_URL", NULL, NULL, SET_STRING, OFF(public_url), "", 0, 0,
 	"URL", "The endpoint's public URL as clients reach it (https://notes.example/mcp; http only on loopback): the OAuth resource of RFC 8707, served as Protected Resource Metadata at /.well-known/oauth-protected-resource[/PATH] and named in every 401; never derived from Host. It must equal the database's mcp_notes.oauth_resource. Empty = no metadata (operator tokens only)."},
 	{"authorization-servers", "MCP_NOTES_AUTHORIZATION_SERVERS", NULL, NULL, SET_STRING, OFF(authorization_servers), "", 0, 0,
 	"LIST", "Comma-separated issuer URLs the Protected Resource Metadata names (needed with --public-url); the database trusts only the issuers added with mcp_notes.add_oauth_issuer."},
-	{"legacy-wait-ms", "MCP_NOTES_LEGACY_WAIT_MS", NULL, NULL, SET_INT, OFF(legacy_wait_ms), "300000", 100, 86400000,
-	"MS", "Legacy era: how long a tools/call stream waits for the client's answer to a server request (elicitation/create) before it ends with a tool error."},
 };
 
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
@@ -502,6 +505,8 @@ check_dev_principal(void)
 static int
 derive(void)
 {
+	char		problem[200];
+
 	gw_cfg.log_level_num = log_level_from_name(gw_cfg.log_level);
 	if (gw_cfg.log_level_num < 0)
 	{
@@ -513,6 +518,11 @@ derive(void)
 	derive_limits();
 	if (resolve_listen(gw_cfg.listen) != 0 || split_origins(gw_cfg.allowed_origins) != 0)
 		return -1;
+	if (clientaddr_set_trusted(gw_cfg.trusted_proxies, problem, sizeof(problem)) != 0)
+	{
+		config_error("--trusted-proxies: %s\n", problem);
+		return -1;
+	}
 	return check_dev_principal();
 }
 
@@ -550,4 +560,5 @@ config_free(void)
 	free(gw_cfg.origins);
 	gw_cfg.origins = NULL;
 	gw_cfg.n_origins = 0;
+	clientaddr_clear_trusted();
 }

@@ -35,6 +35,7 @@ struct gw_config
 	long		pool_max_lifetime;
 	long		max_body;
 	char	   *allowed_origins;
+	char	   *trusted_proxies;	/* parsed into clientaddr.c's table */
 	char	   *gateway_id;
 	char	   *log_level;
 	char	   *insecure_dev_principal;

@@ -542,13 +542,6 @@ db_handle(bool dev, const char *credential, const char *request, char **json, in
 						false, (int) gw_cfg.tool_call_attempts, retries, json, err);
 }
 
-enum outcome_kind
-db_call(const char *sql, int nparams, const char *const *values, char **json, struct db_error *err)
-{
-	return query_scalar((int) gw_cfg.pool_acquire_timeout_ms, sql, nparams, values,
-						false, (int) gw_cfg.tool_call_attempts, NULL, json, err);
-}
-
 void
 db_pool_stats(int *size, int *in_use, int *waiting)
 {

@@ -32,7 +32,7 @@ extern void db_close(void);
 
 /*
  * A connection outside the pool, with the pool's parameters, for a thread
- * that keeps it (the token cache's LISTEN); NULL when the database is down.
+ * that keeps it (the one LISTEN connection, notify.c); NULL when the database is down.
  */
 struct pg_conn;
 extern struct pg_conn *db_connect_dedicated(struct db_error *err);
@@ -57,13 +57,5 @@ extern enum outcome_kind db_extension_version(char **version, struct db_error *e
  */
 extern enum outcome_kind db_handle(bool dev, const char *credential, const char *request,
 								   char **json, int *retries, struct db_error *err);
-
-/*
- * One statement returning one jsonb (as text) of the legacy-era session
- * entry points (legacy.c, stream.c): not re-run after a lost connection,
- * 40001/40P01 retried like handle().
- */
-extern enum outcome_kind db_call(const char *sql, int nparams, const char *const *values, char **json,
-								 struct db_error *err);
 
 #endif							/* GW_DB_H */

@@ -20,11 +20,18 @@ endpoint_process(const char *body, size_t len, const struct mcp_headers *h, bool
 
 	if (jsonrpc_parse(body, len, GW_JSON_MAX_DEPTH, &root, &why) != 0)
 	{
-		mcp_process(body, len, h, may_block, r);	/* it answers the parse error */
+		mcp_reply_parse_error(r, why);
 		return;
 	}
+	endpoint_route(root, h, may_block, NULL, r);
+}
+
+void
+endpoint_route(json_object *root, const struct mcp_headers *h, bool may_block, struct legacy_local *local,
+			   struct mcp_reply *r)
+{
 	if (era_of(root, h) == ERA_LEGACY)
-		legacy_process(root, h, may_block, NULL, r);
+		legacy_process(root, h, may_block, local, r);
 	else
 		mcp_process_parsed(root, h, may_block, r);
 }

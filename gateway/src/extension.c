@@ -31,6 +31,7 @@
 #define DISCOVER_TTL_MS		3600000 /* capabilities change only with an extension upgrade */
 #define RECHECK_S			1.0		/* an incompatible extension is read again after this */
 #define MAX_PUBLIC			16
+#define MAX_INTERNAL		16
 
 enum features_state
 {
@@ -54,6 +55,8 @@ struct features
 	size_t		n_publics;
 	char	   *discover;
 	char	   *token_channel;	/* NULL when absent */
+	struct public_result internal[MAX_INTERNAL];	/* internalMethods: method, channel ("" = none) */
+	size_t		n_internal;
 	char		version[32];
 	struct param_table params;	/* x-mcp-header declarations of the public tools/list */
 };
@@ -75,6 +78,11 @@ features_free(struct features *f)
 	{
 		free(f->publics[i].method);
 		free(f->publics[i].text);
+	}
+	for (size_t i = 0; i < f->n_internal; i++)
+	{
+		free(f->internal[i].method);
+		free(f->internal[i].text);
 	}
 	free(f->discover);
 	free(f->token_channel);
@@ -151,6 +159,30 @@ read_publics(json_object *root, struct features *f)
 	return NULL;
 }
 
+/* internalMethods (optional: extensions before 1.4 have none): each method and its channel */
+static const char *
+read_internal(json_object *root, struct features *f)
+{
+	json_object *internal = member(root, "internalMethods", json_type_object);
+
+	if (internal == NULL)
+		return NULL;
+	json_object_object_foreach(internal, method, entry)
+	{
+		json_object *channel = member(entry, "channel", json_type_string);
+
+		if (!json_object_is_type(entry, json_type_object))
+			return "a features().internalMethods entry is not an object";
+		if (f->n_internal >= MAX_INTERNAL)
+			return "features().internalMethods has too many entries";
+		f->internal[f->n_internal].method = strdup(method);
+		f->internal[f->n_internal].text = strdup(channel ? json_object_get_string(channel) : "");
+		if (f->internal[f->n_internal].method == NULL || f->internal[f->n_internal++].text == NULL)
+			return "out of memory";
+	}
+	return NULL;
+}
+
 /* server/discover: the gateway's fields plus features().capabilities and instructions */
 static const char *
 build_discover(json_object *root, struct features *f)
@@ -199,6 +231,8 @@ parse_features(const char *text, struct features *f, char *why, size_t n)
 		bad = read_publics(root, f);
 	if (bad == NULL && (v = member(root, "publicResults", json_type_object)) != NULL)
 		bad = param_table_read(member(v, "tools/list", json_type_object), &f->params);
+	if (bad == NULL)
+		bad = read_internal(root, f);
 	if (bad == NULL)
 		bad = build_discover(root, f);
 	if (bad == NULL && (v = member(root, "tokenChannel", json_type_string)) != NULL &&
@@ -398,6 +432,29 @@ const char *
 features_token_channel(void)
 {
 	return features_ready() ? current.token_channel : NULL;
+}
+
+static const struct public_result *
+internal_method(const char *method)
+{
+	for (size_t i = 0; features_ready() && i < current.n_internal; i++)
+		if (strcmp(current.internal[i].method, method) == 0)
+			return &current.internal[i];
+	return NULL;
+}
+
+bool
+features_has_internal(const char *method)
+{
+	return internal_method(method) != NULL;
+}
+
+const char *
+features_internal_channel(const char *method)
+{
+	const struct public_result *m = internal_method(method);
+
+	return m && m->text[0] ? m->text : NULL;
 }
 
 void

@@ -52,6 +52,12 @@ extern const char *features_discover_result(void);
 /* features().tokenChannel, or NULL when absent or not read yet */
 extern const char *features_token_channel(void);
 
+/* features().internalMethods has method (the 2025-era adapter's, extension 1.4 and later) */
+extern bool features_has_internal(const char *method);
+
+/* the channel internal method notifies, or NULL */
+extern const char *features_internal_channel(const char *method);
+
 /* the extension version found into buf[n] ("" until known) */
 extern void features_extension_version(char *buf, size_t n);
 

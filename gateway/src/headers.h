@@ -39,7 +39,7 @@ struct mcp_headers
 	struct mcp_param_header params[GW_MAX_PARAM_HEADERS];	/* every Mcp-Param-* line */
 	int			n_params;
 	bool		params_overflow;	/* more than GW_MAX_PARAM_HEADERS of them */
-	bool		stdio;			/* no HTTP: nothing is mirrored in headers (stdio.c) */
+	bool		stdio;			/* no HTTP: nothing is mirrored in headers (stdiomcp.c) */
 };
 
 enum hdr_status

@@ -45,20 +45,18 @@
 
 #include <microhttpd.h>
 
+#include "clientaddr.h"
 #include "clock.h"
 #include "config.h"
 #include "db.h"
-#include "elicit.h"
 #include "endpoint.h"
 #include "extension.h"
 #include "jsonrpc.h"
-#include "listen.h"
 #include "log.h"
 #include "mcp.h"
 #include "metrics.h"
 #include "prm.h"
 #include "sse.h"
-#include "stream.h"
 #include "text.h"
 #include "version.h"
 #include "work.h"
@@ -108,7 +106,9 @@ struct req_ctx
 	bool		close_after;	/* send Connection: close with the answer */
 	bool		is_delete;		/* DELETE /mcp: the legacy era's end of a session */
 	const char *metadata;		/* ROUTE_PRM: the document (prm.c's, static) */
-	char		peer[64];
+	const char *forwarded_for;	/* the last X-Forwarded-For line, for clientaddr_resolve() */
+	char		peer[GW_ADDR_TEXT];	/* the client address: the TCP peer or, behind a trusted proxy, its last hop */
+	char		proxy[GW_ADDR_TEXT];	/* the trusted proxy that named peer, or "" */
 	char		method[16];
 	char		url[104];
 
@@ -284,6 +284,8 @@ collect_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *
 	TAKE("Authorization", mh.authorization, mh.n_authorization);
 	TAKE("Mcp-Session-Id", mh.session_id, mh.n_session_id);
 #undef TAKE
+	if (strcasecmp(key, "X-Forwarded-For") == 0)
+		rc->forwarded_for = value ? value : "";	/* a proxy appends its hop as the last line */
 	return MHD_YES;
 }
 
@@ -327,16 +329,18 @@ log_request(struct req_ctx *rc, unsigned status, const struct mcp_reply *r, cons
 	char		ms_text[32];
 
 	if (rc->route == ROUTE_MCP)
-		metrics_request(r ? r->rpc_method : NULL, status, r ? r->code : 0, clock_mono() - rc->start);
+		metrics_request(r ? r->log.rpc_method : NULL, status, r ? r->log.code : 0, clock_mono() - rc->start);
 	if (probe && status < 500)
 		level = GW_LOG_DEBUG;
-	if (r && r->notification && r->detail[0])
+	if (r && r->log.notification && r->log.detail[0])
 		level = GW_LOG_WARN;
 	/* built in place, not as a json-c tree: this line is on every request */
 	if (!log_line_begin(&line, level, "request"))
 		return;
 	log_line_int(&line, "req", (long long) rc->seq);
 	log_line_str(&line, "peer", rc->peer);
+	if (rc->proxy[0])
+		log_line_str(&line, "proxy", rc->proxy);
 	log_line_str(&line, "http_method", rc->method);
 	log_line_strn(&line, "path", rc->url, 100);
 	log_line_int(&line, "status", (long long) status);
@@ -344,21 +348,21 @@ log_request(struct req_ctx *rc, unsigned status, const struct mcp_reply *r, cons
 	log_line_raw_number(&line, "duration_ms", ms_text);
 	if (r)
 	{
-		if (r->rpc_id[0])
-			log_line_str(&line, "rpc_id", r->rpc_id);
-		if (r->rpc_method[0])
-			log_line_str(&line, "rpc_method", r->rpc_method);
-		if (r->tool[0])
-			log_line_str(&line, "tool", r->tool);
-		if (r->notification)
+		if (r->log.rpc_id[0])
+			log_line_str(&line, "rpc_id", r->log.rpc_id);
+		if (r->log.rpc_method[0])
+			log_line_str(&line, "rpc_method", r->log.rpc_method);
+		if (r->log.tool[0])
+			log_line_str(&line, "tool", r->log.tool);
+		if (r->log.notification)
 			log_line_bool(&line, "notification", true);
-		if (r->code)
-			log_line_int(&line, "code", r->code);
-		log_line_int(&line, "retries", r->retries);
-		if (r->reason[0])
-			log_line_str(&line, "reason", r->reason);
-		if (r->detail[0])
-			log_line_str(&line, "detail", r->detail);
+		if (r->log.code)
+			log_line_int(&line, "code", r->log.code);
+		log_line_int(&line, "retries", r->log.retries);
+		if (r->log.reason[0])
+			log_line_str(&line, "reason", r->log.reason);
+		if (r->log.detail[0])
+			log_line_str(&line, "detail", r->log.detail);
 	}
 	else if (detail)
 		log_line_str(&line, "detail", detail);
@@ -453,10 +457,8 @@ run_job(void *arg)
 {
 	struct req_ctx *rc = arg;
 
-	if (rc->route == ROUTE_MCP && rc->is_delete)
-		endpoint_delete(&rc->mh, true, &rc->reply);
-	else if (rc->route == ROUTE_MCP)
-		endpoint_process(rc->body ? rc->body : "", rc->len, &rc->mh, true, &rc->reply);
+	if (rc->route == ROUTE_MCP)
+		mcp_reply_resume(&rc->reply);	/* checked on the event thread: not parsed or checked again */
 	else
 		check_ready(rc);
 	rc->phase = PHASE_DONE;
@@ -563,26 +565,26 @@ serve_prm(struct MHD_Connection *conn, struct req_ctx *rc)
 }
 
 /*
- * A legacy-era tools/call that asks the client: an event stream, written by
- * a worker (stream.c) while the connection stays open.  The request line is
- * logged now; how the exchange ended is logged by elicit.c.
+ * A reply produced while it is sent (mcp.h): an event stream, written by a
+ * worker while the connection stays open.  The request line is logged now;
+ * how the exchange ended is the producer's to log.
  */
 static enum MHD_Result
 answer_stream(struct MHD_Connection *conn, struct req_ctx *rc)
 {
 	struct sse_stream *s = sse_new();
 	struct MHD_Response *resp = s ? sse_response(s, conn) : NULL;
-	struct elicit_job *job = rc->reply.job;
+	struct reply_producer p = rc->reply.producer;
 	enum MHD_Result ret;
 
-	rc->reply.job = NULL;
+	rc->reply.producer = (struct reply_producer) {0};
 	rc->phase = PHASE_RESPONDED;
 	log_request(rc, 200, &rc->reply, NULL);
 	if (resp == NULL)
 	{
 		if (s)
 			sse_release(s);
-		elicit_job_free(job);
+		p.discard(p.cls);
 		return MHD_NO;
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
@@ -590,8 +592,8 @@ answer_stream(struct MHD_Connection *conn, struct req_ctx *rc)
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	ret = MHD_queue_response(conn, 200, resp);
 	MHD_destroy_response(resp);
-	if (stream_start(job, s) != 0)
-		log_event(GW_LOG_ERROR, "legacy_stream", "no worker thread for a tools/call stream");
+	if (p.start(p.cls, s) != 0)
+		log_event(GW_LOG_ERROR, "stream", "no worker thread for a streamed reply");
 	return ret;
 }
 
@@ -604,7 +606,7 @@ answer_mcp(struct MHD_Connection *conn, struct req_ctx *rc)
 		.retry_after = r->retry_after, .session_id = r->session_id};
 	enum MHD_Result ret;
 
-	if (r->job)
+	if (r->producer.cls)
 		return answer_stream(conn, rc);
 	log_request(rc, r->http_status, r, NULL);
 	ret = respond(conn, rc, r->http_status, r->body, &x);
@@ -646,17 +648,9 @@ new_request(struct MHD_Connection *conn, const char *url, const char *method, co
 		: strcmp(url, "/healthz") == 0 ? ROUTE_HEALTHZ
 		: strcmp(url, "/readyz") == 0 ? ROUTE_READYZ
 		: (rc->metadata = prm_document(url)) != NULL ? ROUTE_PRM : ROUTE_OTHER;
-	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	if (ci && ci->client_addr)
-	{
-		const struct sockaddr *sa = ci->client_addr;
-
-		if (sa->sa_family == AF_INET)
-			inet_ntop(AF_INET, &((const struct sockaddr_in *) sa)->sin_addr, rc->peer, sizeof(rc->peer));
-		else if (sa->sa_family == AF_INET6)
-			inet_ntop(AF_INET6, &((const struct sockaddr_in6 *) sa)->sin6_addr, rc->peer, sizeof(rc->peer));
-	}
 	MHD_get_connection_values(conn, MHD_HEADER_KIND, collect_header, rc);
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	clientaddr_resolve(ci ? ci->client_addr : NULL, rc->forwarded_for, rc->peer, rc->proxy);
 	return rc;
 }
 
@@ -839,7 +833,9 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_Re
 	if (rc->phase == PHASE_DONE && rc->route == ROUTE_MCP)
 		log_request(rc, rc->reply.http_status, &rc->reply, NULL);
 	free(rc->reply.body);
-	elicit_job_free(rc->reply.job);	/* a stream the client left before it began */
+	mcp_reply_discard(&rc->reply);
+	if (rc->reply.producer.cls)
+		rc->reply.producer.discard(rc->reply.producer.cls);	/* a stream the client left before it began */
 	free(rc->body);
 	free(rc);
 	*con_cls = NULL;
@@ -919,11 +915,6 @@ http_start(void)
 		log_event(GW_LOG_ERROR, "startup", "cannot allocate the worker threads' table");
 		return -1;
 	}
-	if (listen_start() != 0)
-	{
-		log_event(GW_LOG_ERROR, "startup", "cannot start the legacy-era answer listener");
-		return -1;
-	}
 	/*
 	 * The logger first: libmicrohttpd writes what it reports while parsing
 	 * earlier options to stderr itself.  One event thread is no pool: the
@@ -981,7 +972,6 @@ http_begin_drain(void)
 	pthread_mutex_lock(&state_mu);
 	draining = true;
 	pthread_mutex_unlock(&state_mu);
-	listen_drain();				/* waiting legacy streams end now */
 	if (daemon_)
 	{
 		fd = MHD_quiesce_daemon(daemon_);
@@ -1028,9 +1018,7 @@ void
 http_stop(void)
 {
 	/* first the workers: none may resume a connection of a stopped daemon */
-	listen_drain();
 	work_stop();
-	listen_stop();
 	if (daemon_)
 		MHD_stop_daemon(daemon_);
 	daemon_ = NULL;

@@ -481,16 +481,6 @@ jsonrpc_serialize(json_object *o)
 	return strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
-char *
-jsonrpc_id_text(json_object *id)
-{
-	if (id == NULL)
-		return NULL;
-	if (json_object_is_type(id, json_type_string))
-		return strndup(json_object_get_string(id), (size_t) json_object_get_string_len(id));
-	return strdup(json_object_to_json_string_ext(id, JSON_C_TO_STRING_PLAIN));
-}
-
 void
 jsonrpc_add_server_info(json_object *result)
 {

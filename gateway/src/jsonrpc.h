@@ -15,6 +15,8 @@
 #define RPC_METHOD_NOT_FOUND	(-32601)
 #define RPC_INVALID_PARAMS		(-32602)
 #define RPC_INTERNAL_ERROR		(-32603)
+/* the 2025-era SDKs' "Session not found" */
+#define RPC_SESSION_NOT_FOUND	(-32001)
 /* MCP 2026-07-28 */
 #define RPC_HEADER_MISMATCH		(-32020)
 #define RPC_MISSING_CAPABILITY	(-32021)
@@ -56,9 +58,6 @@ extern json_object *jsonrpc_result(json_object *id, json_object *result);
 
 /* malloc'd serialization of o */
 extern char *jsonrpc_serialize(json_object *o);
-
-/* The id as the text call_tool expects: "7" for 7, abc for "abc"; malloc'd. */
-extern char *jsonrpc_id_text(json_object *id);
 
 /*
  * An MCP result as the gateway sends it: _meta["io.modelcontextprotocol/

@@ -5,14 +5,15 @@
  * Order, for a request: JSON-RPC shape (-32600/-32602, 400) -> notification
  * (202, never executed) -> MCP-Protocol-Version, when sent, a legacy
  * version (400) -> initialize: bearer token (401), then the session is
- * opened in the database -> anything else: Mcp-Session-Id present (400),
- * bearer token (401), session live and the token's principal's
- * (legacy_session_check, 404 otherwise) -> ping, or a method of
- * features().methods through handle() with the session's capabilities ->
- * -32601.  A posted JSON-RPC response is the answer to a server request
- * (legacy_answer, 202).  JSON-RPC errors of the legacy era are HTTP 200, as
- * 2025-era clients expect; session, token and database failures keep their
- * HTTP status.
+ * opened (mcp_notes/session/open) -> anything else: Mcp-Session-Id present
+ * (400), bearer token (401), ping or a method of features().methods
+ * (-32601 otherwise) -> one handle() statement whose request object names
+ * the session: handle() answers 404 for a session that is not live or not
+ * the token's principal's, and renews it.  A posted JSON-RPC response is the
+ * answer to a server request (mcp_notes/pending/answer, 202).  Every error's
+ * status and code come from the outcome table's 2025 columns (r->era):
+ * JSON-RPC errors are HTTP 200 there, as 2025-era clients expect; session,
+ * token and database failures keep their HTTP status.
  */
 #include "legacy.h"
 
@@ -20,18 +21,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth.h"
 #include "config.h"
 #include "db.h"
 #include "extension.h"
 #include "jsonrpc.h"
+#include "legacystream.h"
 #include "legacywire.h"
 #include "log.h"
 #include "text.h"
 #include "version.h"
-
-#define NO_SESSION_MESSAGE "Invalid params: params._meta is required (MCP 2026-07-28), or the Mcp-Session-Id " \
-	"header of a session opened by initialize (MCP 2025-11-25 and older)"
 
 /* one legacy request while it is checked and answered */
 struct lreq
@@ -40,35 +38,18 @@ struct lreq
 	struct rpc_msg m;
 	const struct mcp_headers *h;
 	char	   *token;			/* the bearer token (wiped), or NULL */
-	const char *credential;		/* the token, or the dev principal (stdio only) */
+	const char *credential;		/* the token, or the dev principal */
 	char	   *session_id;		/* the Mcp-Session-Id header, decoded */
-	json_object *session;		/* {protocolVersion, clientCapabilities, clientInfo} */
 	bool		may_block;
 	struct legacy_local *local;
+	void		(*serve) (struct lreq *q, struct mcp_reply *r);	/* the branch, resumed on a worker */
 };
 
-/* a JSON-RPC message as the reply, HTTP status as given */
 static void
 reply_message(struct mcp_reply *r, unsigned status, json_object *msg)
 {
 	r->http_status = status;
 	mcp_reply_message(r, msg);
-}
-
-static void
-reply_rpc_error(struct mcp_reply *r, unsigned status, json_object *id, int code, const char *message,
-				json_object *data)
-{
-	r->code = code;
-	str_copy(r->detail, sizeof(r->detail), message);
-	reply_message(r, status, legacy_error(id, code, message, data));
-}
-
-/* the JSON-RPC shape, as the modern era checks it; a notification is acknowledged */
-static bool
-check_shape(struct lreq *q, struct mcp_reply *r)
-{
-	return mcp_check_shape(q->root, &q->m, r);
 }
 
 /* MCP-Protocol-Version, when present (HTTP only), must name a legacy version served */
@@ -89,104 +70,107 @@ check_version_header(struct lreq *q, struct mcp_reply *r)
 		json_object_object_add(data, "supported", legacy_all_versions());
 		if (value)
 			json_object_object_add(data, "requested", json_object_new_string(value));
-		reply_rpc_error(r, 400, q->m.id, RPC_INVALID_REQUEST,
-						"Bad Request: unsupported MCP-Protocol-Version header", data);
+		mcp_reply_error(r, q->m.id, OUT_INVALID_REQUEST, "Bad Request: unsupported MCP-Protocol-Version header", data);
 	}
 	free(value);
 	return ok;
 }
 
-/* the bearer token (stdio: the environment's), or the dev principal */
+/* taken once: a request resumed on a worker (mcp_reply_resume) has it already */
 static bool
 take_credential(struct lreq *q, struct mcp_reply *r)
 {
-	enum auth_result ar;
-
-	if (gw_cfg.insecure_dev_principal)
-	{
-		q->credential = gw_cfg.insecure_dev_principal;
-		return true;
-	}
-	ar = auth_bearer_token(q->h->authorization, q->h->n_authorization, &q->token);
-	if (ar == AUTH_MALFORMED)
-		mcp_reply_error(r, q->m.id, OUT_UNAUTHENTICATED,
-						"Unauthorized: the Authorization header must be one \"Bearer <token>\"", NULL);
-	else if (ar != AUTH_OK)
-		mcp_reply_error(r, q->m.id, OUT_CREDENTIALS_MISSING, NULL, NULL);
-	q->credential = q->token;
-	return ar == AUTH_OK;
+	return q->credential != NULL || mcp_take_credential(q->h, q->m.id, &q->token, &q->credential, r);
 }
 
 /* the Mcp-Session-Id header, decoded into q->session_id */
 static bool
-take_session_id(struct lreq *q, struct mcp_reply *r, int missing_code)
+take_session_id(struct lreq *q, struct mcp_reply *r, enum outcome_kind missing)
 {
+	if (q->session_id != NULL)
+		return true;
 	if (q->h->n_session_id == 1 && q->h->session_id &&
 		header_value(q->h->session_id, false, &q->session_id) == HDR_OK && q->session_id[0] != '\0' &&
 		strlen(q->session_id) < 200)
 		return true;
 	if (q->h->n_session_id > 1)
-		reply_rpc_error(r, 400, q->m.id, RPC_INVALID_REQUEST, "Bad Request: more than one Mcp-Session-Id header", NULL);
-	else if (missing_code == RPC_INVALID_PARAMS)
+		mcp_reply_error(r, q->m.id, OUT_INVALID_REQUEST, "Bad Request: more than one Mcp-Session-Id header", NULL);
+	else if (missing == OUT_SESSION_REQUIRED)
 	{
 		json_object *data = json_object_new_object();
 
 		json_object_object_add(data, "supported", legacy_all_versions());
-		reply_rpc_error(r, 400, q->m.id, RPC_INVALID_PARAMS, NO_SESSION_MESSAGE, data);
+		mcp_reply_error(r, q->m.id, OUT_SESSION_REQUIRED, NULL, data);
 	}
 	else
-		reply_rpc_error(r, 400, q->m.id, missing_code, "Bad Request: a valid Mcp-Session-Id header is required", NULL);
+		mcp_reply_error(r, q->m.id, missing, "Bad Request: a valid Mcp-Session-Id header is required", NULL);
 	return false;
 }
 
-/* a legacy_* entry point's outcome; NULL after replying when it failed */
-static json_object *
-call_db(struct lreq *q, struct mcp_reply *r, const char *sql, int n, const char *const *values)
+/* features() read (the method check, initialize's capabilities) and of 1.4 or later; false after replying */
+static bool
+features_for_legacy(struct lreq *q, struct mcp_reply *r)
 {
 	struct db_error err = {0};
-	char	   *text = NULL;
-	json_object *o = NULL;
-	json_object *e;
-	json_object *kind;
 
-	if (db_call(sql, n, values, &text, &err) != OUT_OK)
-		mcp_reply_db_error(r, q->m.id, &err);
-	else if ((o = text ? json_tokener_parse(text) : NULL) == NULL)
-		mcp_reply_internal(r, q->m.id, "a legacy session function returned no JSON");
-	free(text);
-	if (o == NULL || !json_object_object_get_ex(o, "error", &e))
-		return o;
-	json_object_object_get_ex(e, "kind", &kind);
-	if (json_string_equals(kind, "unauthenticated"))
-		mcp_reply_error(r, q->m.id, OUT_UNAUTHENTICATED, NULL, NULL);
-	else if (json_string_equals(kind, "session_not_found"))
-		reply_rpc_error(r, 404, q->m.id, -32001, "Session not found", NULL);
-	else
+	if (!features_ready() && !q->may_block)
 	{
-		json_object *reason = NULL;
-		json_object *data = NULL;
-		json_object *message = NULL;
-		char		text[200];
-
-		json_object_object_get_ex(e, "data", &data);
-		json_object_object_get_ex(data, "reason", &reason);
-		json_object_object_get_ex(e, "message", &message);
-		str_copy(r->reason, sizeof(r->reason), reason ? json_object_get_string(reason) : "");
-		snprintf(text, sizeof(text), "Bad Request: %.180s", message ? json_object_get_string(message) : "refused");
-		reply_rpc_error(r, 400, q->m.id, RPC_INVALID_REQUEST, text, NULL);
+		r->needs_database = true;
+		return false;
 	}
-	json_object_put(o);
-	return NULL;
+	if (!features_ready() && features_ensure(&err) != OUT_OK)
+	{
+		mcp_reply_db_error(r, q->m.id, &err);
+		return false;
+	}
+	if (!features_has_internal("mcp_notes/session/open"))
+	{
+		mcp_reply_error(r, q->m.id, OUT_INCOMPATIBLE_EXTENSION,
+						"The 2025-era protocol needs mcp_notes 1.4 or later: run ALTER EXTENSION mcp_notes UPDATE", NULL);
+		return false;
+	}
+	return true;
 }
 
-/* the live session of the token's principal: q->session */
-static bool
-check_session(struct lreq *q, struct mcp_reply *r)
+/* the request object (mcp.h), with the session when there is one (params consumed) */
+static json_object *
+request_object(struct lreq *q, const char *method, json_object *params)
 {
-	const char *v[2] = {q->credential, q->session_id};
+	json_object *o = mcp_request_object(method, params, NULL, NULL, NULL, q->m.id);
 
-	q->session = call_db(q, r, LEGACY_SQL("legacy_session_check", "$1::text, $2::text"), 2, v);
-	return q->session != NULL;
+	json_object_put(params);
+	if (q->session_id)
+		json_object_object_add(o, "session", json_object_new_string(q->session_id));
+	return o;
+}
+
+/* one handle() statement: the outcome, parsed; false after replying when the call failed */
+static bool
+call_handle(struct lreq *q, struct mcp_reply *r, json_object *request, struct legacy_outcome *out)
+{
+	char	   *body = jsonrpc_serialize(request);
+	char	   *text = NULL;
+	struct db_error err = {0};
+	bool		ok = false;
+
+	if (body == NULL)
+		mcp_reply_internal(r, q->m.id, "out of memory");
+	else if (db_handle(gw_cfg.insecure_dev_principal != NULL, q->credential, body, &text, &r->log.retries, &err) != OUT_OK)
+		mcp_reply_db_error(r, q->m.id, &err);
+	else
+	{
+		legacy_outcome_read(text, out);
+		ok = out->kind == OUT_OK;
+		if (out->error)
+			mcp_reply_extension_error(r, q->m.id, out->error);
+		else if (!ok)
+			mcp_reply_internal(r, q->m.id, "handle() returned neither result nor error");
+	}
+	if (!ok)
+		legacy_outcome_free(out);
+	free(body);
+	free(text);
+	return ok;
 }
 
 /* params[key] when it is of type t, else NULL */
@@ -222,62 +206,59 @@ initialize_result(const char *version)
 	return result;
 }
 
-/* stdio: the token is checked at initialize too, so a bad one is reported at once */
+/* stdio: the session is the process, kept in memory; the token is checked at once all the same */
 static bool
-local_token_valid(struct lreq *q, struct mcp_reply *r)
+open_local_session(struct lreq *q, struct mcp_reply *r, const char *version, json_object *caps, json_object *info)
 {
 	char	   *principal = NULL;
 	struct db_error err = {0};
 
-	if (gw_cfg.insecure_dev_principal)
-		return true;
-	if (db_authenticate(q->credential, &principal, &err) != OUT_OK)
+	if (!gw_cfg.insecure_dev_principal)
 	{
-		mcp_reply_db_error(r, q->m.id, &err);
-		return false;
+		if (db_authenticate(q->credential, &principal, &err) != OUT_OK)
+		{
+			mcp_reply_db_error(r, q->m.id, &err);
+			return false;
+		}
+		if (principal == NULL)
+		{
+			mcp_reply_error(r, q->m.id, OUT_UNAUTHENTICATED, NULL, NULL);
+			return false;
+		}
+		free(principal);
 	}
-	if (principal == NULL)
-		mcp_reply_error(r, q->m.id, OUT_UNAUTHENTICATED, NULL, NULL);
-	free(principal);
-	return principal != NULL;
+	json_object_put(q->local->caps);
+	json_object_put(q->local->info);
+	q->local->caps = caps ? json_object_get(caps) : json_object_new_object();
+	q->local->info = json_object_get(info);
+	str_copy(q->local->version, sizeof(q->local->version), version);
+	q->local->initialized = true;
+	return true;
 }
 
-/* a session: in the database over HTTP (its id goes in the reply), in memory on stdio */
+/* HTTP: mcp_notes/session/open, one statement; the id goes in the reply */
 static bool
 open_session(struct lreq *q, struct mcp_reply *r, const char *version, json_object *caps, json_object *info)
 {
-	const char *caps_text = json_object_to_json_string_ext(caps, JSON_C_TO_STRING_PLAIN);
-	char	   *info_text = info ? strdup(json_object_to_json_string_ext(info, JSON_C_TO_STRING_PLAIN)) : NULL;
-	char		ttl[24];
-	const char *v[5] = {q->credential, version, caps_text, info_text, ttl};
-	json_object *o;
+	json_object *params = json_object_new_object();
+	json_object *request;
+	struct legacy_outcome out;
 	json_object *sid;
+	bool		ok;
 
-	if (q->local && !local_token_valid(q, r))
-	{
-		free(info_text);
+	json_object_object_add(params, "protocolVersion", json_object_new_string(version));
+	json_object_object_add(params, "capabilities", caps ? json_object_get(caps) : json_object_new_object());
+	if (info)
+		json_object_object_add(params, "clientInfo", json_object_get(info));
+	json_object_object_add(params, "ttlSeconds", json_object_new_int64(gw_cfg.legacy_session_ttl));
+	request = request_object(q, "mcp_notes/session/open", params);
+	ok = call_handle(q, r, request, &out);
+	json_object_put(request);
+	if (!ok)
 		return false;
-	}
-	if (q->local)
-	{
-		json_object_put(q->local->caps);
-		json_object_put(q->local->info);
-		q->local->caps = json_object_get(caps);
-		q->local->info = json_object_get(info);
-		str_copy(q->local->version, sizeof(q->local->version), version);
-		q->local->initialized = true;
-		free(info_text);
-		return true;
-	}
-	snprintf(ttl, sizeof(ttl), "%ld", gw_cfg.legacy_session_ttl);
-	o = call_db(q, r, LEGACY_SQL("legacy_session_open", "$1::text, $2::text, $3::jsonb, $4::jsonb, "
-								 "make_interval(secs => $5::double precision)"), 5, v);
-	free(info_text);
-	if (o == NULL)
-		return false;
-	if (json_object_object_get_ex(o, "sessionId", &sid))
+	if (json_object_object_get_ex(out.result, "sessionId", &sid) && json_object_is_type(sid, json_type_string))
 		str_copy(r->session_id, sizeof(r->session_id), json_object_get_string(sid));
-	json_object_put(o);
+	legacy_outcome_free(&out);
 	return r->session_id[0] != '\0' || (mcp_reply_internal(r, q->m.id, "no session id"), false);
 }
 
@@ -289,137 +270,88 @@ serve_initialize(struct lreq *q, struct mcp_reply *r)
 		? json_object_get_string(asked) : LEGACY_LATEST_VERSION;
 	json_object *caps = param(q, "capabilities", json_type_object);
 	json_object *info = param(q, "clientInfo", json_type_object);
-	struct db_error err = {0};
+	bool		opened;
 
-	if (!features_ready() && !q->may_block)
-	{
-		r->needs_database = true;
-		return;
-	}
-	if (!features_ready() && features_ensure(&err) != OUT_OK)
-	{
-		mcp_reply_db_error(r, q->m.id, &err);
-		return;
-	}
-	if (!take_credential(q, r))
+	if (!features_for_legacy(q, r) || !take_credential(q, r))
 		return;
 	if (!q->local && !q->may_block)
 	{
 		r->needs_database = true;
 		return;
 	}
-	caps = caps ? json_object_get(caps) : json_object_new_object();
-	if (open_session(q, r, version, caps, info))
+	opened = q->local ? open_local_session(q, r, version, caps, info) : open_session(q, r, version, caps, info);
+	if (opened)
 		reply_message(r, 200, legacy_result(q->m.id, initialize_result(version)));
-	json_object_put(caps);
 }
 
-/* the request object of docs/contract.md, with the session's capabilities and client info */
+/*
+ * A request of the session: on stdio with the capabilities the process's
+ * initialize declared (over HTTP handle() takes them from the session).
+ */
 static json_object *
-request_object(struct lreq *q)
+session_request(struct lreq *q)
 {
-	json_object *o = json_object_new_object();
-	json_object *params = json_object_new_object();
-	json_object *caps = NULL;
-	json_object *info = NULL;
-	json_object *meta = param(q, "_meta", json_type_object);
-	json_object *token = NULL;
+	json_object *o = mcp_request_object(q->m.method, q->m.params, param(q, "_meta", json_type_object),
+										q->local ? q->local->caps : NULL, q->local ? q->local->info : NULL,
+										q->m.id);
 
-	if (q->m.params)
-	{
-		json_object_object_foreach(q->m.params, key, val)
-			if (strcmp(key, "_meta") != 0)
-				json_object_object_add(params, key, json_object_get(val));
-	}
-	/* as the modern era: a progress token lets the handler report progress (notifications) */
-	if (meta && json_object_object_get_ex(meta, "progressToken", &token) &&
-		(json_object_is_type(token, json_type_string) || json_object_is_type(token, json_type_int)))
-		json_object_object_add(o, "progressToken", json_object_get(token));
-	if (q->local)
-		caps = q->local->caps, info = q->local->info;
-	else
-	{
-		json_object_object_get_ex(q->session, "clientCapabilities", &caps);
-		json_object_object_get_ex(q->session, "clientInfo", &info);
-	}
-	json_object_object_add(o, "method", json_object_new_string(q->m.method));
-	json_object_object_add(o, "params", params);
-	json_object_object_add(o, "clientCapabilities", caps ? json_object_get(caps) : json_object_new_object());
-	if (info && !json_object_is_type(info, json_type_null))
-		json_object_object_add(o, "clientInfo", json_object_get(info));
-	json_object_object_add(o, "requestId", json_object_get(q->m.id));
-	json_object_object_add(o, "gatewayId", json_object_new_string(gw_cfg.gateway_id));
+	if (q->session_id)
+		json_object_object_add(o, "session", json_object_new_string(q->session_id));
+	if (!q->local)
+		json_object_object_add(o, "inputWaitMs", json_object_new_int64(gw_cfg.legacy_wait_ms + 5000));
 	return o;
 }
 
-/* the outcome needs the client: a job for the stream (HTTP) or answered now (stdio) */
+/* the outcome asks the client: a stream (HTTP) or answered now (stdio) */
 static void
-ask_client(struct lreq *q, struct mcp_reply *r, json_object *request, json_object *asking)
+ask_client(struct lreq *q, struct mcp_reply *r, json_object *request, struct legacy_outcome *out)
 {
-	struct elicit_job *job = elicit_job_new(gw_cfg.insecure_dev_principal != NULL, q->credential,
-											q->session_id, request, q->m.id, asking);
+	struct legacy_job *job = legacy_job_new(gw_cfg.insecure_dev_principal != NULL, q->credential, request, q->m.id,
+											json_object_get(out->input_required), json_object_get(out->pending));
 
-	if (job == NULL)
-	{
-		mcp_reply_internal(r, q->m.id, "out of memory");
-		return;
-	}
-	if (q->local)
-	{
-		elicit_run(job, q->local->asker);
-		elicit_job_free(job);
-		r->http_status = 200;
-		return;
-	}
-	r->job = job;
 	r->http_status = 200;
-}
-
-/* a result with notifications before it: an SSE stream of them (HTTP), or lines before it (stdio) */
-static void
-reply_result(struct lreq *q, struct mcp_reply *r, json_object *message, json_object *notifications)
-{
-	if (notifications && q->local)
-		elicit_notify_all(q->local->asker, notifications);
-	reply_message(r, 200, message);
-	if (notifications && !q->local && r->body)
-		mcp_reply_with_notifications(r, notifications);
-	json_object_put(notifications);
-}
-
-/* one handle() statement, its outcome in the legacy shape */
-static void
-call_handle(struct lreq *q, struct mcp_reply *r)
-{
-	json_object *request = request_object(q);
-	char	   *body = jsonrpc_serialize(request);
-	char	   *text = NULL;
-	struct db_error err = {0};
-	struct legacy_out out;
-
-	if (body == NULL ||
-		db_handle(gw_cfg.insecure_dev_principal != NULL, q->credential, body, &text, &r->retries, &err) != OUT_OK)
+	if (job == NULL)
+		mcp_reply_internal(r, q->m.id, "out of memory");
+	else if (q->local)
 	{
-		if (body == NULL)
-			mcp_reply_internal(r, q->m.id, "out of memory");
-		else
-			mcp_reply_db_error(r, q->m.id, &err);
+		legacy_ask_run(job, q->local->asker);
+		legacy_job_free(job);
+	}
+	else if (out->pending == NULL)
+	{
+		legacy_job_free(job);
+		mcp_reply_internal(r, q->m.id, "an input_required outcome without pending requests");
 	}
 	else
+		r->producer = legacy_stream_producer(job);
+}
+
+/* a result: notifications before it as an SSE stream (HTTP) or as lines before it (stdio) */
+static void
+reply_result(struct lreq *q, struct mcp_reply *r, struct legacy_outcome *out)
+{
+	if (out->notifications && q->local)
+		legacy_notify_all(q->local->asker, out->notifications);
+	reply_message(r, 200, legacy_result(q->m.id, json_object_get(out->result)));
+	if (out->notifications && !q->local && r->body)
+		mcp_reply_with_notifications(r, out->notifications);
+}
+
+static void
+call_method(struct lreq *q, struct mcp_reply *r)
+{
+	json_object *request = session_request(q);
+	struct legacy_outcome out;
+
+	if (call_handle(q, r, request, &out))
 	{
-		legacy_translate(q->m.id, text, &out);
-		r->code = out.code;
-		str_copy(r->reason, sizeof(r->reason), out.reason);
 		if (out.input_required)
-			ask_client(q, r, request, out.input_required);
-		else if (out.message)
-			reply_result(q, r, out.message, out.notifications);
+			ask_client(q, r, request, &out);
 		else
-			mcp_reply_error(r, q->m.id, out.kind, out.message_text, out.challenge_data);
+			reply_result(q, r, &out);
+		legacy_outcome_free(&out);
 	}
 	json_object_put(request);
-	free(body);
-	free(text);
 }
 
 /* a request inside a session: ping, a method features() lists, or -32601 */
@@ -427,39 +359,61 @@ static void
 serve_request(struct lreq *q, struct mcp_reply *r)
 {
 	char		msg[160];
-	struct db_error err = {0};
+	json_object *name = param(q, "name", json_type_string);
 
-	if (!q->local && !take_session_id(q, r, RPC_INVALID_PARAMS))
-		return;
-	if (!take_credential(q, r))
+	if (name && strcmp(q->m.method, "tools/call") == 0)
+		str_copy(r->log.tool, sizeof(r->log.tool), json_object_get_string(name));
+	if ((!q->local && !take_session_id(q, r, OUT_SESSION_REQUIRED)) || !take_credential(q, r))
 		return;
 	if (!q->may_block)
 	{
 		r->needs_database = true;
 		return;
 	}
-	if (!q->local && !check_session(q, r))
+	if (!features_for_legacy(q, r))
 		return;
-	if (!features_ready() && features_ensure(&err) != OUT_OK)
-	{
-		mcp_reply_db_error(r, q->m.id, &err);
-		return;
-	}
-	if (strcmp(q->m.method, "ping") == 0)
+	if (q->local && strcmp(q->m.method, "ping") == 0)
 		reply_message(r, 200, legacy_result(q->m.id, json_object_new_object()));
-	else if (strcmp(q->m.method, "server/discover") != 0 && features_method_known(q->m.method))
-	{
-		json_object *name = param(q, "name", json_type_string);
-
-		if (name && strcmp(q->m.method, "tools/call") == 0)
-			str_copy(r->tool, sizeof(r->tool), json_object_get_string(name));
-		call_handle(q, r);
-	}
+	else if (strcmp(q->m.method, "ping") == 0 ||
+			 (strcmp(q->m.method, "server/discover") != 0 && features_method_known(q->m.method)))
+		call_method(q, r);
 	else
 	{
 		snprintf(msg, sizeof(msg), "Method not found: %.100s", q->m.method);
-		reply_rpc_error(r, 200, q->m.id, RPC_METHOD_NOT_FOUND, msg, NULL);
+		mcp_reply_error(r, q->m.id, OUT_METHOD_NOT_FOUND, msg, NULL);
 	}
+}
+
+/* an internal method of the session (answer, close): 202 or 200, or the outcome table's error */
+static void
+call_internal(struct lreq *q, struct mcp_reply *r, const char *method, json_object *params, unsigned ok_status)
+{
+	json_object *request;
+	struct legacy_outcome out;
+
+	if (!take_session_id(q, r, OUT_INVALID_REQUEST) || !take_credential(q, r))
+	{
+		json_object_put(params);
+		return;
+	}
+	if (!q->may_block)
+	{
+		r->needs_database = true;
+		json_object_put(params);
+		return;
+	}
+	if (!features_for_legacy(q, r))
+	{
+		json_object_put(params);
+		return;
+	}
+	request = request_object(q, method, params);
+	if (call_handle(q, r, request, &out))
+	{
+		r->http_status = ok_status;
+		legacy_outcome_free(&out);
+	}
+	json_object_put(request);
 }
 
 /* a posted JSON-RPC response: the answer to a server request, for whichever gateway waits for it */
@@ -467,48 +421,64 @@ static void
 serve_response(struct lreq *q, struct mcp_reply *r)
 {
 	json_object *id = NULL;
-	const char *text;
-	const char *v[3];
-	json_object *o;
+	json_object *params;
 
 	json_object_object_get_ex(q->root, "id", &id);
 	if (id && (json_object_is_type(id, json_type_string) || json_object_is_type(id, json_type_int)))
 		q->m.id = id;
 	if (q->m.id)
-		str_copy(r->rpc_id, sizeof(r->rpc_id), json_object_to_json_string_ext(id, JSON_C_TO_STRING_PLAIN));
-	str_copy(r->rpc_method, sizeof(r->rpc_method), "(response)");
+		str_copy(r->log.rpc_id, sizeof(r->log.rpc_id), json_object_to_json_string_ext(id, JSON_C_TO_STRING_PLAIN));
+	str_copy(r->log.rpc_method, sizeof(r->log.rpc_method), "(response)");
 	if (q->local || q->m.id == NULL)
 	{
-		reply_rpc_error(r, 400, q->m.id, RPC_INVALID_REQUEST, "Bad Request: no request is waiting for this response", NULL);
+		mcp_reply_error(r, q->m.id, OUT_NO_PENDING_REQUEST, NULL, NULL);
 		return;
 	}
-	if (!take_session_id(q, r, RPC_INVALID_REQUEST) || !take_credential(q, r))
-		return;
-	if (!q->may_block)
-	{
-		r->needs_database = true;
-		return;
-	}
-	text = json_object_to_json_string_ext(q->root, JSON_C_TO_STRING_PLAIN);
-	v[0] = q->credential, v[1] = q->session_id, v[2] = text;
-	o = call_db(q, r, LEGACY_SQL("legacy_answer", "$1::text, $2::text, $3::jsonb"), 3, v);
-	if (o == NULL)
-		return;
-	json_object_put(o);
-	r->http_status = 202;
+	params = json_object_new_object();
+	json_object_object_add(params, "response", json_object_get(q->root));
+	call_internal(q, r, "mcp_notes/pending/answer", params, 202);
+}
+
+static void
+serve_delete(struct lreq *q, struct mcp_reply *r)
+{
+	call_internal(q, r, "mcp_notes/session/close", json_object_new_object(), 200);
 }
 
 static void
 free_request(struct lreq *q)
 {
-	if (q->token)
-	{
-		memset(q->token, 0, strlen(q->token));
-		free(q->token);
-	}
+	mcp_free_token(q->token);
 	free(q->session_id);
-	json_object_put(q->session);
 	json_object_put(q->root);
+}
+
+static void
+discard_request(void *state)
+{
+	free_request(state);
+	free(state);
+}
+
+static void
+resume_request(void *state, struct mcp_reply *r)
+{
+	struct lreq *q = state;
+
+	q->may_block = true;
+	q->serve(q, r);
+	free_request(q);
+	free(q);
+}
+
+/* run the branch; a branch that needs the database on an event thread is kept for a worker */
+static void
+serve(struct lreq *q, struct mcp_reply *r, void (*branch) (struct lreq *, struct mcp_reply *))
+{
+	q->serve = branch;
+	branch(q, r);
+	if (!mcp_reply_defer(r, q->m.id, q, sizeof(*q), resume_request, discard_request))
+		free_request(q);
 }
 
 void
@@ -519,40 +489,23 @@ legacy_process(json_object *root, const struct mcp_headers *h, bool may_block, s
 
 	memset(r, 0, sizeof(*r));
 	r->http_status = 200;
+	r->era = ERA_WIRE_LEGACY;
 	if (!json_object_object_get_ex(root, "method", NULL))
-		serve_response(&q, r);
-	else if (check_shape(&q, r) && check_version_header(&q, r))
-	{
-		if (strcmp(q.m.method, "initialize") == 0)
-			serve_initialize(&q, r);
-		else
-			serve_request(&q, r);
-	}
-	free_request(&q);
+		serve(&q, r, serve_response);
+	else if (mcp_check_shape(q.root, &q.m, r) && check_version_header(&q, r))
+		serve(&q, r, strcmp(q.m.method, "initialize") == 0 ? serve_initialize : serve_request);
+	else
+		free_request(&q);
 }
 
 void
 legacy_delete(const struct mcp_headers *h, bool may_block, struct mcp_reply *r)
 {
 	struct lreq q = {.h = h, .may_block = may_block};
-	const char *v[2];
-	json_object *o;
 
 	memset(r, 0, sizeof(*r));
 	r->http_status = 200;
-	str_copy(r->rpc_method, sizeof(r->rpc_method), "(delete session)");
-	if (take_session_id(&q, r, RPC_INVALID_REQUEST) && take_credential(&q, r))
-	{
-		if (!may_block)
-			r->needs_database = true;
-		else
-		{
-			v[0] = q.credential, v[1] = q.session_id;
-			o = call_db(&q, r, LEGACY_SQL("legacy_session_close", "$1::text, $2::text"), 2, v);
-			if (o != NULL)
-				r->http_status = 200;
-			json_object_put(o);
-		}
-	}
-	free_request(&q);
+	r->era = ERA_WIRE_LEGACY;
+	str_copy(r->log.rpc_method, sizeof(r->log.rpc_method), "(delete session)");
+	serve(&q, r, serve_delete);
 }

@@ -2,10 +2,13 @@
  * legacy.h
  *		The legacy-era adapter (2025-11-25, 2025-06-18, 2025-03-26): one
  *		legacy message in, a reply out, through the same database entry
- *		point as the modern era (docs/legacy-era.md).  It translates: the
- *		session's initialize supplies clientCapabilities, handle() decides,
- *		and the outcome goes back in the legacy shape.  Isolated from the
- *		modern handlers (mcp.c), which never see a legacy message.
+ *		point as the modern era (docs/legacy-era.md): every message that
+ *		needs the database is one handle() statement, whose request object
+ *		names the session; handle() checks and renews it and takes the
+ *		capabilities from it, and the outcome goes back in the legacy shape.
+ *		Isolated from the modern handlers (mcp.c), which never see a legacy
+ *		message.  The era is this family of files (legacy*.c) and one
+ *		routing branch (endpoint.c).
  */
 #ifndef GW_LEGACY_H
 #define GW_LEGACY_H
@@ -13,7 +16,7 @@
 #include <stdbool.h>
 #include <json-c/json.h>
 
-#include "elicit.h"
+#include "legacyask.h"
 #include "headers.h"
 #include "mcp.h"
 
@@ -24,14 +27,14 @@ struct legacy_local
 	char		version[32];
 	json_object *caps;			/* what initialize declared */
 	json_object *info;
-	const struct elicit_asker *asker;	/* server requests on stdout, answers from stdin */
+	const struct legacy_asker *asker;	/* server requests on stdout, answers from stdin */
 };
 
 /*
  * One legacy message (root is consumed).  local: the stdio session, NULL
  * over HTTP.  As mcp_process: with may_block false a reply that needs the
  * database is left with needs_database set.  Over HTTP an input_required
- * outcome leaves r->job set (the caller streams it, stream.h); on stdio it
+ * outcome leaves r->producer set (the stream, legacystream.h); on stdio it
  * is answered inline through local->asker and r->body stays NULL.
  */
 extern void legacy_process(json_object *root, const struct mcp_headers *h, bool may_block,

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "jsonrpc.h"
-#include "text.h"
 #include "version.h"
 
 static const char *const versions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
@@ -77,70 +76,73 @@ legacy_notification(json_object *entry)
 	return msg;
 }
 
-/* {"error": {"kind", "message", "data"}} -> out */
-static void
-translate_error(json_object *id, json_object *error, struct legacy_out *out)
+static json_object *
+member(json_object *o, const char *key, json_type type)
 {
-	json_object *kind = NULL;
-	json_object *message = NULL;
-	json_object *data = NULL;
-	json_object *reason;
-	bool		known = false;
-	const struct outcome *o;
+	json_object *v;
 
-	json_object_object_get_ex(error, "kind", &kind);
-	json_object_object_get_ex(error, "message", &message);
-	json_object_object_get_ex(error, "data", &data);
-	out->kind = outcome_from_extension(json_object_is_type(kind, json_type_string)
-									   ? json_object_get_string(kind) : "", &known);
-	o = outcome_of(out->kind);
-	out->code = out->kind == OUT_MISSING_CAPABILITY ? -32602 : o->rpc_code != 0 ? o->rpc_code : -32603;
-	str_copy(out->message_text, sizeof(out->message_text),
-			 json_object_is_type(message, json_type_string) ? json_object_get_string(message) : o->message);
-	if (data && json_object_object_get_ex(data, "reason", &reason) && json_object_is_type(reason, json_type_string))
-		str_copy(out->reason, sizeof(out->reason), json_object_get_string(reason));
-	if (o->challenge != NULL)
-	{
-		/* an HTTP-level answer (401, 403 insufficient_scope): the caller sends it */
-		out->challenge_data = data ? json_object_get(data) : NULL;
-		return;
-	}
-	out->message = legacy_error(id, out->code, out->message_text, known && data ? json_object_get(data) : NULL);
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, type) ? json_object_get(v) : NULL;
 }
 
 void
-legacy_translate(json_object *id, const char *outcome_text, struct legacy_out *out)
+legacy_outcome_read(const char *text, struct legacy_outcome *out)
 {
-	json_object *answer = outcome_text ? json_tokener_parse(outcome_text) : NULL;
-	json_object *v;
+	json_object *answer = text ? json_tokener_parse(text) : NULL;
+	json_object *result = member(answer, "result", json_type_object);
 	json_object *type;
+	json_object *kind;
+	bool		known = false;
 
 	memset(out, 0, sizeof(*out));
-	if (json_object_object_get_ex(answer, "result", &v) && json_object_is_type(v, json_type_object))
+	out->kind = OUT_INTERNAL;
+	if (result && json_object_object_get_ex(result, "resultType", &type) && json_string_equals(type, "input_required"))
 	{
-		if (json_object_object_get_ex(v, "resultType", &type) && json_string_equals(type, "input_required"))
-			out->input_required = json_object_get(v);
-		else
-		{
-			json_object *result = json_object_get(v);
-
-			json_object_object_del(result, "resultType");
-			json_object_object_del(result, "ttlMs");
-			json_object_object_del(result, "cacheScope");
-			out->message = legacy_result(id, result);
-			if (json_object_object_get_ex(answer, "notifications", &v) && json_object_is_type(v, json_type_array) &&
-				json_object_array_length(v) > 0)
-				out->notifications = json_object_get(v);
-		}
+		out->input_required = result;
+		out->pending = member(answer, "pending", json_type_object);
+		out->kind = OUT_OK;
 	}
-	else if (json_object_object_get_ex(answer, "error", &v) && json_object_is_type(v, json_type_object))
-		translate_error(id, v, out);
-	else
+	else if (result)
 	{
-		out->kind = OUT_INTERNAL;
-		out->code = -32603;
-		str_copy(out->message_text, sizeof(out->message_text), "handle() returned neither result nor error");
-		out->message = legacy_error(id, -32603, "Internal error", NULL);
+		json_object_object_del(result, "resultType");
+		json_object_object_del(result, "ttlMs");
+		json_object_object_del(result, "cacheScope");
+		out->result = result;
+		out->notifications = member(answer, "notifications", json_type_array);
+		out->kind = OUT_OK;
 	}
+	else if ((out->error = member(answer, "error", json_type_object)) != NULL &&
+			 json_object_object_get_ex(out->error, "kind", &kind) && json_object_is_type(kind, json_type_string))
+		out->kind = outcome_from_extension(json_object_get_string(kind), &known);
 	json_object_put(answer);
+}
+
+void
+legacy_outcome_free(struct legacy_outcome *out)
+{
+	json_object_put(out->result);
+	json_object_put(out->input_required);
+	json_object_put(out->pending);
+	json_object_put(out->notifications);
+	json_object_put(out->error);
+	memset(out, 0, sizeof(*out));
+}
+
+json_object *
+legacy_error_message(json_object *id, const struct legacy_outcome *out)
+{
+	json_object *message = NULL;
+	json_object *data = NULL;
+	unsigned	status;
+	int			code;
+
+	outcome_wire(out->kind, ERA_WIRE_LEGACY, &status, &code);
+	if (code == 0)
+		code = RPC_SESSION_NOT_FOUND;	/* the SDKs' -32001 for "Unauthorized" too */
+	if (out->kind == OUT_INTERNAL || out->error == NULL)
+		return legacy_error(id, RPC_INTERNAL_ERROR, "Internal error", NULL);
+	json_object_object_get_ex(out->error, "message", &message);
+	json_object_object_get_ex(out->error, "data", &data);
+	return legacy_error(id, code, json_object_is_type(message, json_type_string)
+						? json_object_get_string(message) : outcome_of(out->kind)->message,
+						data ? json_object_get(data) : NULL);
 }

@@ -2,8 +2,8 @@
  * legacywire.h
  *		What the legacy era (2025-11-25, 2025-06-18, 2025-03-26) looks like
  *		on the wire: its versions, and an outcome of handle() as a legacy
- *		JSON-RPC message (docs/legacy-era.md).  Shared by the HTTP adapter
- *		(legacy.c, stream.c) and stdio (stdio.c).
+ *		JSON-RPC message (docs/legacy-era.md).  Shared by the adapter's
+ *		requests (legacy.c) and its answer loop (legacyask.c).
  */
 #ifndef GW_LEGACYWIRE_H
 #define GW_LEGACYWIRE_H
@@ -11,17 +11,9 @@
 #include <stdbool.h>
 #include <json-c/json.h>
 
-#include "config.h"
 #include "outcome.h"
 
 #define LEGACY_LATEST_VERSION	"2025-11-25"
-
-/*
- * The statement calling a legacy-era session entry point: name(token, ...)
- * for the bearer token, name_as(principal, ...) with --insecure-dev-principal.
- */
-#define LEGACY_SQL(name, args) (gw_cfg.insecure_dev_principal \
-	? "SELECT mcp_notes." name "_as(" args ")::text" : "SELECT mcp_notes." name "(" args ")::text")
 
 /* version is one of the legacy versions served */
 extern bool legacy_version_supported(const char *version);
@@ -29,28 +21,33 @@ extern bool legacy_version_supported(const char *version);
 /* ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]: every version served */
 extern json_object *legacy_all_versions(void);
 
-/* what an outcome became */
-struct legacy_out
+/*
+ * An outcome object of handle() (text) parsed: exactly one of result,
+ * input_required (a result that asks the client, with pending: the pending
+ * requests a session request recorded, {key: {pendingId, id}}) or error is
+ * set; notifications beside a result.  NULL members are absent.  Every
+ * member holds a reference; legacy_outcome_free drops them.
+ */
+struct legacy_outcome
 {
-	json_object *message;		/* the JSON-RPC response; NULL when input_required is set */
-	json_object *input_required;	/* the result, when it asks the client (resultType input_required) */
-	json_object *notifications;	/* [{method, params}] to send before a result (progress), or NULL */
-	enum outcome_kind kind;		/* OUT_OK, or the error kind (a 401 or 403 challenge is the caller's to send) */
-	json_object *challenge_data;	/* that challenge's error.data (the scopes a 403 names), or NULL */
-	int			code;			/* JSON-RPC error code, 0 = a result */
-	char		reason[64];
-	char		message_text[160];
+	json_object *result;		/* in the legacy shape: resultType, ttlMs, cacheScope removed */
+	json_object *input_required;
+	json_object *pending;
+	json_object *notifications;
+	json_object *error;			/* {"kind", "message", "data"} */
+	enum outcome_kind kind;		/* OUT_OK, the error's kind, or OUT_INTERNAL when text is no outcome */
 };
 
+extern void legacy_outcome_read(const char *text, struct legacy_outcome *out);
+extern void legacy_outcome_free(struct legacy_outcome *out);
+
 /*
- * The outcome object handle() returned (text), for the request with this
- * id.  A result loses what the legacy schema does not have (resultType,
- * ttlMs, cacheScope); an error of a kind the outcome table knows becomes a
- * JSON-RPC error with the table's code (missing_capability: -32602, the
- * legacy era has no -32021), any other is -32603.  A result's
- * "notifications" (docs/contract.md) are kept for the caller to send first.
+ * The JSON-RPC error message of an outcome's error on the 2025 wire: the
+ * outcome table's legacy code (missing_capability: -32602, the era has no
+ * -32021), -32001 for an unauthenticated token on a stream (no HTTP status
+ * can say it there), -32603 for an unknown kind.
  */
-extern void legacy_translate(json_object *id, const char *outcome_text, struct legacy_out *out);
+extern json_object *legacy_error_message(json_object *id, const struct legacy_outcome *out);
 
 /* {"jsonrpc":"2.0","method":...,"params":...} of a notifications entry; NULL when it is not {method: string} */
 extern json_object *legacy_notification(json_object *entry);

@@ -28,6 +28,8 @@
 #include "http.h"
 #include "log.h"
 #include "extension.h"
+#include "legacystream.h"
+#include "notify.h"
 #include "metrics.h"
 #include "work.h"
 #include "prm.h"
@@ -88,13 +90,15 @@ start(void)
 	if (metrics_start(&(struct metrics_sources) {http_open_connections, http_inflight, db_pool_stats,
 												  work_stats, features_extension_version}) != 0)
 		return -1;
-	if (tokencache_start() != 0)
+	/* the one LISTEN connection: its subscribers first (notify.h) */
+	if (tokencache_start() != 0 || legacy_stream_init() != 0 || notify_start() != 0)
 	{
-		log_event(GW_LOG_ERROR, "startup", "cannot start the token cache listener");
+		log_event(GW_LOG_ERROR, "startup", "cannot start the LISTEN connection (token cache, 2025-era answers)");
 		return -1;
 	}
 	if (http_start() != 0)
 	{
+		notify_stop();
 		tokencache_stop();
 		db_close();
 		return -1;
@@ -112,6 +116,7 @@ drain(const sigset_t *set, int sig)
 	log_event(GW_LOG_INFO, "draining", "received signal %d: no new connections, draining %d in-flight request(s) for up to %ld ms",
 			  sig, http_inflight(), gw_cfg.drain_timeout_ms);
 	http_begin_drain();
+	legacy_stream_drain();		/* waiting 2025-era streams end now */
 	while (!(idle = http_wait_idle(0)) && waited < (double) gw_cfg.drain_timeout_ms)
 	{
 		int			step = 50;
@@ -188,7 +193,9 @@ main(int argc, char **argv)
 	/* stage 3 */
 	metrics_stop();
 	db_shutdown_begin();
+	legacy_stream_drain();
 	http_stop();
+	notify_stop();
 	tokencache_stop();
 	db_close();
 	features_shutdown();

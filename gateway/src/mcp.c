@@ -52,6 +52,8 @@ struct request
 	char	   *token;			/* the bearer token, wiped when done */
 	const char *credential;		/* the token, or the dev principal */
 	bool		may_block;
+	const struct mcp_headers *h;	/* outlives a deferred request (http.c's request context) */
+	int			next;			/* the stage to run (process_request) */
 };
 
 /* ---------- replies ---------- */
@@ -105,22 +107,21 @@ reply_outcome(struct mcp_reply *r, json_object *id, enum outcome_kind kind, cons
 
 	if (message == NULL)
 		message = o->message;
-	r->http_status = o->http_status;
-	r->code = o->rpc_code;
+	outcome_wire(kind, r->era, &r->http_status, &r->log.code);
 	r->retry_after = o->retry_after;
 	r->www_authenticate = o->challenge == NULL ? NULL
 		: prm_challenge(o->challenge[0] ? o->challenge : NULL, needed_scopes(data, scopes, sizeof(scopes)),
 						r->challenge, sizeof(r->challenge));
-	str_copy(r->detail, sizeof(r->detail), message);
+	str_copy(r->log.detail, sizeof(r->log.detail), message);
 	if (o->oauth_error != NULL)
 	{
 		json_object_put(data);
-		if (r->reason[0] == '\0')
-			str_copy(r->reason, sizeof(r->reason), o->oauth_error);
+		if (r->log.reason[0] == '\0')
+			str_copy(r->log.reason, sizeof(r->log.reason), o->oauth_error);
 		set_body(r, oauth_error(o->oauth_error, message));
 		return;
 	}
-	set_body(r, jsonrpc_error(id, o->rpc_code, message, data));
+	set_body(r, jsonrpc_error(id, r->log.code, message, data));
 }
 
 static void
@@ -148,9 +149,9 @@ reply_db_error(struct mcp_reply *r, json_object *id, const struct db_error *e)
 	else
 		text = outcome_message(e->kind, msg, sizeof(msg));
 	reply_outcome(r, id, e->kind, text, NULL);
-	str_copy(r->reason, sizeof(r->reason), e->sqlstate);
+	str_copy(r->log.reason, sizeof(r->log.reason), e->sqlstate);
 	if (e->message[0])
-		str_copy(r->detail, sizeof(r->detail), e->message);
+		str_copy(r->log.detail, sizeof(r->log.detail), e->message);
 }
 
 static void
@@ -213,9 +214,9 @@ mcp_check_shape(json_object *root, struct rpc_msg *m, struct mcp_reply *r)
 	int			rc = jsonrpc_check(root, m, &why);
 
 	if (m->id)
-		str_copy(r->rpc_id, sizeof(r->rpc_id), json_object_to_json_string_ext(m->id, JSON_C_TO_STRING_PLAIN));
+		str_copy(r->log.rpc_id, sizeof(r->log.rpc_id), json_object_to_json_string_ext(m->id, JSON_C_TO_STRING_PLAIN));
 	if (m->method)
-		str_copy(r->rpc_method, sizeof(r->rpc_method), m->method);
+		str_copy(r->log.rpc_method, sizeof(r->log.rpc_method), m->method);
 	if (rc != 0)
 	{
 		reply_outcome(r, m->id, rc == RPC_INVALID_PARAMS ? OUT_INVALID_META : OUT_INVALID_REQUEST, why, NULL);
@@ -223,10 +224,10 @@ mcp_check_shape(json_object *root, struct rpc_msg *m, struct mcp_reply *r)
 	}
 	if (!m->has_id)
 	{
-		r->notification = true;
+		r->log.notification = true;
 		r->http_status = 202;
 		if (strcmp(m->method, "tools/call") == 0)
-			snprintf(r->detail, sizeof(r->detail), "tools/call without an id: not executed");
+			snprintf(r->log.detail, sizeof(r->log.detail), "tools/call without an id: not executed");
 		return false;
 	}
 	return true;
@@ -329,8 +330,9 @@ mirrored_name(struct request *q, const char **key)
 }
 
 static bool
-check_headers(struct request *q, const struct mcp_headers *h, struct mcp_reply *r)
+check_headers(struct request *q, struct mcp_reply *r)
 {
+	const struct mcp_headers *h = q->h;
 	json_object *method = json_object_new_string(q->m.method);
 	const char *key;
 	json_object *name = mirrored_name(q, &key);
@@ -349,7 +351,7 @@ check_headers(struct request *q, const struct mcp_headers *h, struct mcp_reply *
 	if (!ok || key == NULL)
 		return ok;
 	if (name && strcmp(q->m.method, "tools/call") == 0)
-		str_copy(r->tool, sizeof(r->tool), json_object_get_string(name));
+		str_copy(r->log.tool, sizeof(r->log.tool), json_object_get_string(name));
 	return check_header(r, q->m.id, "Mcp-Name", h->name, h->n_name, true, name != NULL, name);
 }
 
@@ -404,8 +406,9 @@ check_method(struct request *q, struct mcp_reply *r)
  * inputSchema); still before authentication, like the other header checks.
  */
 static bool
-check_param_headers(struct request *q, const struct mcp_headers *h, struct mcp_reply *r)
+check_param_headers(struct request *q, struct mcp_reply *r)
 {
+	const struct mcp_headers *h = q->h;
 	json_object *name;
 	json_object *arguments = NULL;
 	char		why[200];
@@ -422,24 +425,41 @@ check_param_headers(struct request *q, const struct mcp_headers *h, struct mcp_r
 }
 
 /* a well-formed bearer token (or the dev principal); its validity is the database's */
-static bool
-take_credential(struct request *q, const struct mcp_headers *h, struct mcp_reply *r)
+bool
+mcp_take_credential(const struct mcp_headers *h, json_object *id, char **token, const char **credential,
+					struct mcp_reply *r)
 {
 	enum auth_result ar;
 
+	*token = NULL;
 	if (gw_cfg.insecure_dev_principal)
 	{
-		q->credential = gw_cfg.insecure_dev_principal;
+		*credential = gw_cfg.insecure_dev_principal;
 		return true;
 	}
-	ar = auth_bearer_token(h->authorization, h->n_authorization, &q->token);
+	ar = auth_bearer_token(h->authorization, h->n_authorization, token);
 	if (ar == AUTH_MALFORMED)
-		reply_outcome(r, q->m.id, OUT_UNAUTHENTICATED,
+		reply_outcome(r, id, OUT_UNAUTHENTICATED,
 					  "Unauthorized: the Authorization header must be one \"Bearer <token>\"", NULL);
 	else if (ar != AUTH_OK)
-		reply_outcome(r, q->m.id, OUT_CREDENTIALS_MISSING, NULL, NULL);
-	q->credential = q->token;
+		reply_outcome(r, id, OUT_CREDENTIALS_MISSING, NULL, NULL);
+	*credential = *token;
 	return ar == AUTH_OK;
+}
+
+void
+mcp_free_token(char *token)
+{
+	if (token == NULL)
+		return;
+	memset(token, 0, strlen(token));
+	free(token);
+}
+
+static bool
+take_credential(struct request *q, struct mcp_reply *r)
+{
+	return mcp_take_credential(q->h, q->m.id, &q->token, &q->credential, r);
 }
 
 /* ---------- dispatch ---------- */
@@ -487,32 +507,48 @@ params_only_meta(struct request *q)
 	return true;
 }
 
-/* The request object of docs/contract.md, serialized; NULL when out of memory. */
+json_object *
+mcp_request_object(const char *method, json_object *params, json_object *meta, json_object *caps,
+				   json_object *info, json_object *id)
+{
+	json_object *o = json_object_new_object();
+	json_object *copy = json_object_new_object();
+	json_object *v;
+
+	if (params)
+	{
+		json_object_object_foreach(params, key, val)
+			if (strcmp(key, "_meta") != 0)
+				json_object_object_add(copy, key, json_object_get(val));
+	}
+	json_object_object_add(o, "method", json_object_new_string(method));
+	json_object_object_add(o, "params", copy);
+	if (caps)
+		json_object_object_add(o, "clientCapabilities", json_object_get(caps));
+	if (info && !json_object_is_type(info, json_type_null))
+		json_object_object_add(o, "clientInfo", json_object_get(info));
+	/* a progress token lets the handler report progress (notifications) */
+	if (meta && json_object_object_get_ex(meta, "progressToken", &v) &&
+		(json_object_is_type(v, json_type_string) || json_object_is_type(v, json_type_int)))
+		json_object_object_add(o, "progressToken", json_object_get(v));
+	if (id)
+		json_object_object_add(o, "requestId", json_object_get(id));
+	json_object_object_add(o, "gatewayId", json_object_new_string(gw_cfg.gateway_id));
+	return o;
+}
+
+/* The request object of this request, serialized; NULL when out of memory. */
 static char *
 request_object(struct request *q)
 {
-	json_object *o = json_object_new_object();
-	json_object *params = json_object_new_object();
-	json_object *v;
+	json_object *caps = NULL;
+	json_object *info = NULL;
+	json_object *o;
 	char	   *text;
 
-	json_object_object_foreach(q->m.params, key, val)
-	{
-		if (strcmp(key, "_meta") != 0)
-			json_object_object_add(params, key, json_object_get(val));
-	}
-	json_object_object_add(o, "method", json_object_new_string(q->m.method));
-	json_object_object_add(o, "params", params);
-	json_object_object_get_ex(q->meta, META_CLIENT_CAPS, &v);
-	json_object_object_add(o, "clientCapabilities", json_object_get(v));
-	if (json_object_object_get_ex(q->meta, META_CLIENT_INFO, &v))
-		json_object_object_add(o, "clientInfo", json_object_get(v));
-	/* a progress token lets the handler report progress (notifications) */
-	if (json_object_object_get_ex(q->meta, "progressToken", &v) &&
-		(json_object_is_type(v, json_type_string) || json_object_is_type(v, json_type_int)))
-		json_object_object_add(o, "progressToken", json_object_get(v));
-	json_object_object_add(o, "requestId", json_object_get(q->m.id));
-	json_object_object_add(o, "gatewayId", json_object_new_string(gw_cfg.gateway_id));
+	json_object_object_get_ex(q->meta, META_CLIENT_CAPS, &caps);
+	json_object_object_get_ex(q->meta, META_CLIENT_INFO, &info);
+	o = mcp_request_object(q->m.method, q->m.params, q->meta, caps, info, q->m.id);
 	text = jsonrpc_serialize(o);
 	json_object_put(o);
 	return text;
@@ -541,12 +577,12 @@ copy_error(struct mcp_reply *r, json_object *id, json_object *error)
 	{
 		snprintf(why, sizeof(why), "handle() returned an unknown error kind \"%.60s\"", json_object_get_string(kind));
 		reply_internal(r, id, why);
-		str_copy(r->reason, sizeof(r->reason), json_object_get_string(kind));
+		str_copy(r->log.reason, sizeof(r->log.reason), json_object_get_string(kind));
 		return;
 	}
 	if (json_object_object_get_ex(error, "data", &data) && data &&
 		json_object_object_get_ex(data, "reason", &reason) && json_object_is_type(reason, json_type_string))
-		str_copy(r->reason, sizeof(r->reason), json_object_get_string(reason));
+		str_copy(r->log.reason, sizeof(r->log.reason), json_object_get_string(reason));
 	reply_outcome(r, id, k, json_object_get_string(message), data ? json_object_get(data) : NULL);
 }
 
@@ -641,7 +677,7 @@ call_handle(struct request *q, struct mcp_reply *r)
 		reply_internal(r, q->m.id, "out of memory building the request object");
 		return;
 	}
-	if (db_handle(gw_cfg.insecure_dev_principal != NULL, q->credential, request, &text, &r->retries, &err) != OUT_OK)
+	if (db_handle(gw_cfg.insecure_dev_principal != NULL, q->credential, request, &text, &r->log.retries, &err) != OUT_OK)
 		reply_db_error(r, q->m.id, &err);
 	else
 		copy_outcome(r, q->m.id, text);
@@ -649,7 +685,7 @@ call_handle(struct request *q, struct mcp_reply *r)
 	free(text);
 }
 
-static void
+static bool
 dispatch(struct request *q, struct mcp_reply *r)
 {
 	const char *public_text = NULL;
@@ -662,49 +698,133 @@ dispatch(struct request *q, struct mcp_reply *r)
 	{
 		if (authenticate(q, r))
 			reply_spliced(r, q->m.id, public_text);
-		return;
+		return false;
 	}
 	if (!q->may_block)
 		r->needs_database = true;
 	else
 		call_handle(q, r);
+	return false;
 }
 
-/* every check after parsing, then dispatch; frees what q holds */
+/*
+ * The stages after parsing, in protocol order; each answers and returns
+ * false when the request ends there.  A stage that needs the database on
+ * an event thread (features() not read yet, a token to authenticate, the
+ * handle() call) sets needs_database instead, with no side effect: the
+ * request is then kept, checked as far as it got, and a worker resumes it
+ * at that stage (mcp_reply_resume) without parsing or checking it again.
+ */
+typedef bool (*stage_fn) (struct request *q, struct mcp_reply *r);
+
+static const stage_fn stages[] = {
+	check_shape, check_meta, check_headers, check_version, check_method, check_param_headers,
+	take_credential, dispatch
+};
+
 static void
-process_request(struct request *q, const struct mcp_headers *h, struct mcp_reply *r)
+free_request(struct request *q)
 {
-	if (check_shape(q, r) && check_meta(q, r) && check_headers(q, h, r) && check_version(q, r) &&
-		check_method(q, r) && check_param_headers(q, h, r) && take_credential(q, h, r))
-		dispatch(q, r);
-	if (q->token)
-	{
-		memset(q->token, 0, strlen(q->token));
-		free(q->token);
-	}
+	mcp_free_token(q->token);
 	json_object_put(q->root);
+}
+
+static void resume_request(void *state, struct mcp_reply *r);
+
+static void
+discard_request(void *state)
+{
+	free_request(state);
+	free(state);
+}
+
+bool
+mcp_reply_defer(struct mcp_reply *r, json_object *id, const void *state, size_t size,
+				void (*resume) (void *, struct mcp_reply *), void (*discard) (void *))
+{
+	void	   *kept;
+
+	if (!r->needs_database)
+		return false;
+	if ((kept = malloc(size)) == NULL)
+	{
+		r->needs_database = false;
+		reply_internal(r, id, "out of memory");
+		return false;
+	}
+	memcpy(kept, state, size);
+	r->call = (struct pending_call) {resume, discard, kept};
+	return true;
+}
+
+static void
+process_request(struct request *q, struct mcp_reply *r)
+{
+	while (q->next < (int) (sizeof(stages) / sizeof(stages[0])) && stages[q->next](q, r))
+		q->next++;
+	if (!mcp_reply_defer(r, q->m.id, q, sizeof(*q), resume_request, discard_request))
+		free_request(q);
+}
+
+static void
+resume_request(void *state, struct mcp_reply *r)
+{
+	struct request *q = state;
+
+	q->may_block = true;
+	process_request(q, r);
+	free(q);
+}
+
+void
+mcp_reply_resume(struct mcp_reply *r)
+{
+	struct pending_call c = r->call;
+
+	r->call = (struct pending_call) {0};
+	r->needs_database = false;
+	if (c.state)
+		c.resume(c.state, r);
+}
+
+void
+mcp_reply_discard(struct mcp_reply *r)
+{
+	if (r->call.state)
+		r->call.discard(r->call.state);
+	r->call = (struct pending_call) {0};
 }
 
 void
 mcp_process(const char *body, size_t len, const struct mcp_headers *h, bool may_block,
 			struct mcp_reply *r)
 {
-	struct request q = {.may_block = may_block};
+	struct request q = {.may_block = may_block, .h = h};
 
 	memset(r, 0, sizeof(*r));
 	r->http_status = 200;
 	if (parse_body(&q, body, len, r))
-		process_request(&q, h, r);
+		process_request(&q, r);
 }
 
 void
 mcp_process_parsed(json_object *root, const struct mcp_headers *h, bool may_block, struct mcp_reply *r)
 {
-	struct request q = {.may_block = may_block, .root = root};
+	struct request q = {.may_block = may_block, .root = root, .h = h};
 
 	memset(r, 0, sizeof(*r));
 	r->http_status = 200;
-	process_request(&q, h, r);
+	process_request(&q, r);
+}
+
+void
+mcp_reply_parse_error(struct mcp_reply *r, const char *why)
+{
+	char		msg[256];
+
+	memset(r, 0, sizeof(*r));
+	snprintf(msg, sizeof(msg), "Parse error: %s", why);
+	reply_outcome(r, NULL, OUT_PARSE_ERROR, msg, NULL);
 }
 
 void
@@ -724,6 +844,12 @@ void
 mcp_reply_internal(struct mcp_reply *r, json_object *id, const char *why)
 {
 	reply_internal(r, id, why);
+}
+
+void
+mcp_reply_extension_error(struct mcp_reply *r, json_object *id, json_object *error)
+{
+	copy_error(r, id, error);
 }
 
 void

@@ -16,39 +16,51 @@
 #include "jsonrpc.h"
 
 static const struct outcome table[N_OUTCOMES] = {
-	/* kind, HTTP, JSON-RPC, Retry-After, challenge error, default message, from handle(), OAuth error */
-	[OUT_OK] = {"ok", 200, 0, false, NULL, NULL, false, NULL},
-	[OUT_PARSE_ERROR] = {"parse_error", 400, RPC_PARSE_ERROR, false, NULL, "Parse error", false, NULL},
-	[OUT_INVALID_REQUEST] = {"invalid_request", 400, RPC_INVALID_REQUEST, false, NULL, "Invalid Request", false, NULL},
-	[OUT_INVALID_META] = {"invalid_meta", 400, RPC_INVALID_PARAMS, false, NULL, "Invalid params", false, NULL},
-	[OUT_HEADER_MISMATCH] = {"header_mismatch", 400, RPC_HEADER_MISMATCH, false, NULL, "Header mismatch", false, NULL},
+	/*
+	 * kind, HTTP, JSON-RPC, Retry-After, challenge error, default message,
+	 * from handle(), OAuth error, and where the 2025 era differs: HTTP,
+	 * JSON-RPC
+	 */
+	[OUT_OK] = {"ok", 200, 0, false, NULL, NULL, false, NULL, 0, 0},
+	[OUT_PARSE_ERROR] = {"parse_error", 400, RPC_PARSE_ERROR, false, NULL, "Parse error", false, NULL, 0, 0},
+	[OUT_INVALID_REQUEST] = {"invalid_request", 400, RPC_INVALID_REQUEST, false, NULL, "Invalid Request", false, NULL, 0, 0},
+	[OUT_INVALID_META] = {"invalid_meta", 400, RPC_INVALID_PARAMS, false, NULL, "Invalid params", false, NULL, 0, 0},
+	[OUT_HEADER_MISMATCH] = {"header_mismatch", 400, RPC_HEADER_MISMATCH, false, NULL, "Header mismatch", false, NULL, 0, 0},
 	[OUT_UNSUPPORTED_VERSION] = {"unsupported_version", 400, RPC_UNSUPPORTED_VERSION, false, NULL,
-	"Unsupported protocol version", false, NULL},
-	[OUT_METHOD_NOT_FOUND] = {"method_not_found", 404, RPC_METHOD_NOT_FOUND, false, NULL, "Method not found", true, NULL},
+	"Unsupported protocol version", false, NULL, 0, 0},
+	[OUT_METHOD_NOT_FOUND] = {"method_not_found", 404, RPC_METHOD_NOT_FOUND, false, NULL, "Method not found", true, NULL,
+	200, 0},
 	[OUT_CREDENTIALS_MISSING] = {"credentials_missing", 401, 0, false, "",
-	"Unauthorized: send Authorization: Bearer <token>", false, "invalid_token"},
+	"Unauthorized: send Authorization: Bearer <token>", false, "invalid_token", 0, 0},
 	[OUT_UNAUTHENTICATED] = {"unauthenticated", 401, 0, false, "invalid_token",
-	"Unauthorized: the bearer token is invalid, expired or revoked", true, "invalid_token"},
-	[OUT_INVALID_PARAMS] = {"invalid_params", 200, RPC_INVALID_PARAMS, false, NULL, "Invalid params", true, NULL},
+	"Unauthorized: the bearer token is invalid, expired or revoked", true, "invalid_token", 0, 0},
+	[OUT_INVALID_PARAMS] = {"invalid_params", 200, RPC_INVALID_PARAMS, false, NULL, "Invalid params", true, NULL, 0, 0},
 	[OUT_MISSING_CAPABILITY] = {"missing_capability", 400, RPC_MISSING_CAPABILITY, false, NULL,
-	"Missing required client capability", true, NULL},
+	"Missing required client capability", true, NULL, 200, RPC_INVALID_PARAMS},
 	/* data.scopes: every scope the request needs, for the challenge (RFC 6750 section 3.1) */
 	[OUT_INSUFFICIENT_SCOPE] = {"insufficient_scope", 403, 0, false, "insufficient_scope",
-	"Forbidden: the access token lacks a scope this request needs", true, "insufficient_scope"},
+	"Forbidden: the access token lacks a scope this request needs", true, "insufficient_scope", 0, 0},
+	[OUT_SESSION_NOT_FOUND] = {"session_not_found", 404, RPC_SESSION_NOT_FOUND, false, NULL, "Session not found", true, NULL, 0, 0},
+	[OUT_NO_PENDING_REQUEST] = {"no_pending_request", 400, RPC_INVALID_REQUEST, false, NULL,
+	"Bad Request: no request is waiting for this response", true, NULL, 0, 0},
+	[OUT_INPUT_PENDING] = {"input_pending", 500, RPC_INTERNAL_ERROR, false, NULL, "Internal error", true, NULL, 0, 0},
+	[OUT_SESSION_REQUIRED] = {"session_required", 400, RPC_INVALID_PARAMS, false, NULL,
+	"Invalid params: params._meta is required (MCP 2026-07-28), or the Mcp-Session-Id "
+	"header of a session opened by initialize (MCP 2025-11-25 and older)", false, NULL, 0, 0},
 	[OUT_DATABASE_UNAVAILABLE] = {"database_unavailable", 503, RPC_INTERNAL_ERROR, true, NULL,
-	"Database unavailable; try again later", false, NULL},
+	"Database unavailable; try again later", false, NULL, 0, 0},
 	[OUT_DATABASE_BUSY] = {"database_busy", 503, RPC_INTERNAL_ERROR, true, NULL,
-	"Gateway busy: no database connection became free in time; try again later", false, NULL},
+	"Gateway busy: no database connection became free in time; try again later", false, NULL, 0, 0},
 	[OUT_RETRIES_EXHAUSTED] = {"retries_exhausted", 503, RPC_INTERNAL_ERROR, true, NULL,
-	"Concurrent requests kept conflicting (serialization failure) after %ld attempts; try again", false, NULL},
+	"Concurrent requests kept conflicting (serialization failure) after %ld attempts; try again", false, NULL, 0, 0},
 	[OUT_SHUTTING_DOWN] = {"shutting_down", 503, RPC_INTERNAL_ERROR, true, NULL,
-	"Gateway shutting down; try again", false, NULL},
+	"Gateway shutting down; try again", false, NULL, 0, 0},
 	[OUT_STATEMENT_TIMEOUT] = {"statement_timeout", 503, RPC_INTERNAL_ERROR, true, NULL,
-	"Database statement timed out; try again later", false, NULL},
+	"Database statement timed out; try again later", false, NULL, 0, 0},
 	[OUT_INCOMPATIBLE_EXTENSION] = {"incompatible_extension", 503, RPC_INTERNAL_ERROR, true, NULL,
 	"The database's mcp_notes extension is not compatible with this gateway: run ALTER EXTENSION mcp_notes UPDATE",
-	false, NULL},
-	[OUT_INTERNAL] = {"internal", 500, RPC_INTERNAL_ERROR, false, NULL, "Internal error", false, NULL},
+	false, NULL, 0, 0},
+	[OUT_INTERNAL] = {"internal", 500, RPC_INTERNAL_ERROR, false, NULL, "Internal error", false, NULL, 0, 0},
 };
 
 /* SQLSTATE -> outcome: an exact code, or a class when the pattern has two characters */
@@ -75,6 +87,15 @@ outcome_of(enum outcome_kind kind)
 	if ((int) kind < 0 || kind >= N_OUTCOMES)
 		kind = OUT_INTERNAL;
 	return &table[kind];
+}
+
+void
+outcome_wire(enum outcome_kind kind, enum outcome_era era, unsigned *http_status, int *rpc_code)
+{
+	const struct outcome *o = outcome_of(kind);
+
+	*http_status = era == ERA_WIRE_LEGACY && o->legacy_http_status ? o->legacy_http_status : o->http_status;
+	*rpc_code = era == ERA_WIRE_LEGACY && o->legacy_rpc_code ? o->legacy_rpc_code : o->rpc_code;
 }
 
 enum outcome_kind

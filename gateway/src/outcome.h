@@ -28,6 +28,11 @@ enum outcome_kind
 	OUT_INVALID_PARAMS,
 	OUT_MISSING_CAPABILITY,
 	OUT_INSUFFICIENT_SCOPE,		/* a JWT without a scope the request needs (403) */
+	/* ... and these, for the 2025-era adapter (docs/legacy-era.md) */
+	OUT_SESSION_NOT_FOUND,
+	OUT_NO_PENDING_REQUEST,
+	OUT_INPUT_PENDING,			/* a retry came before the client answered: the waiter waits on */
+	OUT_SESSION_REQUIRED,		/* (gateway) a 2025-era request without Mcp-Session-Id */
 	/* the database connection (SQLSTATE, pool) */
 	OUT_DATABASE_UNAVAILABLE,
 	OUT_DATABASE_BUSY,
@@ -60,9 +65,26 @@ struct outcome
 	 * -32000..-32019 are legacy codes new implementations should not send.
 	 */
 	const char *oauth_error;
+	/*
+	 * The 2025 era (2025-11-25 and older) answers some outcomes otherwise:
+	 * a JSON-RPC error is HTTP 200 there, and it has no -32021.  0 = as
+	 * above.
+	 */
+	unsigned	legacy_http_status;
+	int			legacy_rpc_code;
+};
+
+/* which wire an outcome goes out on */
+enum outcome_era
+{
+	ERA_WIRE_MODERN,
+	ERA_WIRE_LEGACY
 };
 
 extern const struct outcome *outcome_of(enum outcome_kind kind);
+
+/* The HTTP status and JSON-RPC code of kind on era's wire. */
+extern void outcome_wire(enum outcome_kind kind, enum outcome_era era, unsigned *http_status, int *rpc_code);
 
 /* A kind handle() may return, by name; OUT_INTERNAL for any other name. */
 extern enum outcome_kind outcome_from_extension(const char *kind, bool *known);

@@ -16,14 +16,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "clock.h"
 #include "config.h"
-#include "elicit.h"
-#include "era.h"
+#include "endpoint.h"
 #include "jsonrpc.h"
 #include "legacy.h"
 #include "log.h"
@@ -179,18 +179,15 @@ is_response_to(json_object *msg, json_object *id)
 			   json_object_to_json_string_ext(id, JSON_C_TO_STRING_PLAIN)) == 0;
 }
 
-/* elicit.c's asker: the request on stdout, then lines until its response */
-static enum elicit_wait
-ask(void *cls, json_object *request_id, json_object *request, json_object **answer)
+/* one server request on stdout, then lines until its response (others are answered meanwhile) */
+static enum legacy_wait
+ask_one(json_object *request_id, json_object *request, json_object **answer, double deadline)
 {
-	double		deadline = clock_mono() + (double) gw_cfg.legacy_wait_ms / 1000.0;
-
-	(void) cls;
 	*answer = NULL;
 	if (io.depth >= MAX_NESTING)
 	{
 		json_object_put(request);
-		return ELICIT_TIMEOUT;
+		return LEGACY_TIMEOUT;
 	}
 	write_json(request);
 	io.depth++;
@@ -206,7 +203,7 @@ ask(void *cls, json_object *request_id, json_object *request, json_object **answ
 		if (st != LINE_OK && st != LINE_TOO_LONG)
 		{
 			io.depth--;
-			return st == LINE_EOF ? ELICIT_GONE : ELICIT_TIMEOUT;
+			return st == LINE_EOF ? LEGACY_GONE : LEGACY_TIMEOUT;
 		}
 		if (st == LINE_OK && jsonrpc_parse(line, len, GW_JSON_MAX_DEPTH, &msg, &why) == 0 &&
 			is_response_to(msg, request_id))
@@ -214,7 +211,7 @@ ask(void *cls, json_object *request_id, json_object *request, json_object **answ
 			consume(len);
 			*answer = msg;
 			io.depth--;
-			return ELICIT_ANSWERED;
+			return LEGACY_ANSWERED;
 		}
 		json_object_put(msg);
 		if (st == LINE_TOO_LONG)
@@ -232,6 +229,68 @@ ask(void *cls, json_object *request_id, json_object *request, json_object **answ
 	}
 }
 
+/* the client's response -> what inputResponses holds for it: an error response is a cancel */
+static json_object *
+input_response(json_object *answer)
+{
+	json_object *result;
+
+	if (json_object_object_get_ex(answer, "result", &result) && json_object_is_type(result, json_type_object))
+		return json_object_get(result);
+	result = json_object_new_object();
+	json_object_object_add(result, "action", json_object_new_string("cancel"));
+	return result;
+}
+
+/* "mcpn-" and 16 random hex digits: never one of the client's own ids by accident */
+static json_object *
+new_request_id(void)
+{
+	unsigned char b[8] = {0};
+	char		text[24];
+
+	if (getrandom(b, sizeof(b), 0) != (ssize_t) sizeof(b))
+		log_event(GW_LOG_WARN, "legacy", "getrandom failed: request ids are not random");
+	snprintf(text, sizeof(text), "mcpn-%02x%02x%02x%02x%02x%02x%02x%02x",
+			 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
+	return json_object_new_string(text);
+}
+
+/* legacyask.c's asker: every input request in turn, then the retry with inputResponses */
+static enum legacy_wait
+ask(void *cls, struct legacy_job *job, char **outcome, struct db_error *err)
+{
+	double		deadline = clock_mono() + (double) gw_cfg.legacy_wait_ms / 1000.0;
+	json_object *requests = NULL;
+	json_object *responses = json_object_new_object();
+	json_object *add;
+
+	(void) cls;
+	if (json_object_object_get_ex(job->asking, "inputRequests", &requests) &&
+		json_object_is_type(requests, json_type_object))
+	{
+		json_object_object_foreach(requests, key, entry)
+		{
+			json_object *id = new_request_id();
+			json_object *answer = NULL;
+			enum legacy_wait w = ask_one(id, legacy_server_request(id, entry), &answer, deadline);
+
+			json_object_put(id);
+			if (w != LEGACY_ANSWERED)
+			{
+				json_object_put(responses);
+				return w;
+			}
+			json_object_object_add(responses, key, input_response(answer));
+			json_object_put(answer);
+		}
+	}
+	add = json_object_new_object();
+	json_object_object_add(add, "inputResponses", responses);
+	legacy_retry(job, add, NULL, outcome, err);
+	return LEGACY_ANSWERED;
+}
+
 static void
 finish(void *cls, json_object *response)
 {
@@ -239,7 +298,7 @@ finish(void *cls, json_object *response)
 	write_json(response);
 }
 
-static const struct elicit_asker stdio_asker = {ask, finish, NULL, finish};
+static const struct legacy_asker stdio_asker = {ask, finish, finish, NULL};
 
 /* an SSE reply (a modern result with notifications before it): each event's data, one line each */
 static void
@@ -305,11 +364,8 @@ handle_line(const char *line, size_t len)
 	}
 	if (json_object_is_type(root, json_type_object) && json_object_object_get_ex(root, "id", &id))
 		id = json_object_get(id);
-	if (era_of(root, &io.h) == ERA_LEGACY)
-		legacy_process(root, &io.h, true, &io.local, &r);
-	else
-		mcp_process_parsed(root, &io.h, true, &r);
-	if (!r.notification)
+	endpoint_route(root, &io.h, true, &io.local, &r);
+	if (!r.log.notification)
 		write_reply(&r, id);
 	free(r.body);
 	json_object_put(id);

@@ -20,20 +20,14 @@
  * that one request but not stored.
  *
  * The table is direct-mapped (a colliding token simply evicts the other) and
- * guarded by one mutex held for a 32-byte compare; the listener thread is
- * the only other writer.
+ * guarded by one mutex held for a 32-byte compare; the notify thread
+ * (notify.c, the gateway's one LISTEN connection) is the only other writer.
  */
 #include "tokencache.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include <libpq-fe.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
@@ -43,12 +37,10 @@
 #include "extension.h"
 #include "log.h"
 #include "metrics.h"
-#include "text.h"
+#include "notify.h"
 
 #define CACHE_SLOTS			256
 #define DIGEST_LEN			32
-#define RECONNECT_MIN_MS	100
-#define RECONNECT_MAX_MS	5000
 
 struct cache_entry
 {
@@ -63,12 +55,8 @@ static uint64_t cache_epoch = 1;	/* guarded by cache_lock */
 static bool cache_listening;	/* guarded by cache_lock */
 
 /* SHA-256, fetched once: an implicit fetch per digest costs more than the digest */
-static EVP_MD *sha256;			/* set before the listener starts, then read-only */
+static EVP_MD *sha256;			/* set before the notify thread starts, then read-only */
 
-static pthread_t listener;
-static bool listener_started;	/* only main() touches it */
-static int	stop_pipe[2] = {-1, -1};	/* written once by tokencache_stop() */
-static char listening_on[64];	/* the channel; only the listener thread touches it */
 
 static bool
 digest_of(const char *token, unsigned char out[DIGEST_LEN])
@@ -132,15 +120,6 @@ tokencache_store(const char *token, uint64_t epoch)
 	pthread_mutex_unlock(&cache_lock);
 }
 
-/* Sleep up to ms, or less if asked to stop; true when asked to stop. */
-static bool
-wait_for_stop(int ms)
-{
-	struct pollfd pfd = {stop_pipe[0], POLLIN, 0};
-
-	return poll(&pfd, 1, ms) > 0;
-}
-
 /*
  * The channel the database notifies token changes on: features().tokenChannel.
  * An extension that names none (or has not been read yet) gets no cache.
@@ -162,96 +141,35 @@ token_channel(void)
 	return channel;
 }
 
-static PGconn *
-subscribe(void)
+static void
+on_notify(const char *payload, void *cls)
 {
-	const char *channel = token_channel();
-	struct db_error err = {0};
-	PGconn	   *pg;
-	PGresult   *res;
-	char	   *ident;
-	char		sql[200];
-	bool		ok;
-
-	if (channel == NULL || (pg = db_connect_dedicated(&err)) == NULL)
-		return NULL;
-	ident = PQescapeIdentifier(pg, channel, strlen(channel));
-	snprintf(sql, sizeof(sql), "LISTEN %s", ident ? ident : "\"\"");
-	PQfreemem(ident);
-	res = PQexec(pg, sql);
-	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
-	if (!ok)
-		log_event(GW_LOG_WARN, "auth_cache_off", "LISTEN %s failed: %s", channel, PQresultErrorMessage(res));
-	PQclear(res);
-	if (!ok)
-	{
-		PQfinish(pg);
-		return NULL;
-	}
-	str_copy(listening_on, sizeof(listening_on), channel);
-	return pg;
+	(void) payload;
+	(void) cls;
+	new_epoch(true);
 }
 
-static void *
-listener_main(void *arg)
+/* changes made while nobody listened are unknown: start afresh either way */
+static void
+on_state(bool listening, void *cls)
 {
-	PGconn	   *pg = NULL;
-	int			backoff_ms = RECONNECT_MIN_MS;
+	bool		was;
 
-	(void) arg;
-	for (;;)
-	{
-		struct pollfd pfd[2];
-		PGnotify   *n;
-
-		if (pg == NULL)
-		{
-			pg = subscribe();
-			if (pg == NULL)
-			{
-				if (wait_for_stop(backoff_ms))
-					break;
-				backoff_ms = backoff_ms * 2 > RECONNECT_MAX_MS ? RECONNECT_MAX_MS : backoff_ms * 2;
-				continue;
-			}
-			backoff_ms = RECONNECT_MIN_MS;
-			/* changes made while nobody listened are unknown: start afresh */
-			new_epoch(true);
-			log_event(GW_LOG_INFO, "auth_cache_on",
-					  "listening on %s: accepted tokens are reused for tools/list and server/discover for up to %ld ms",
-					  listening_on, gw_cfg.auth_cache_ms);
-		}
-
-		pfd[0] = (struct pollfd) {PQsocket(pg), POLLIN, 0};
-		pfd[1] = (struct pollfd) {stop_pipe[0], POLLIN, 0};
-		if (poll(pfd, 2, -1) < 0)
-		{
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pfd[1].revents)
-			break;
-		if (!PQconsumeInput(pg) || PQstatus(pg) != CONNECTION_OK)
-		{
-			new_epoch(false);
-			log_event(GW_LOG_WARN, "auth_cache_off",
-					  "lost the %s listener connection: every token goes to the database until it is back",
-					  listening_on);
-			PQfinish(pg);
-			pg = NULL;
-			continue;
-		}
-		while ((n = PQnotifies(pg)) != NULL)
-		{
-			new_epoch(true);
-			PQfreemem(n);
-		}
-	}
-	new_epoch(false);
-	PQfinish(pg);
-	return NULL;
+	(void) cls;
+	pthread_mutex_lock(&cache_lock);
+	was = cache_listening;
+	pthread_mutex_unlock(&cache_lock);
+	new_epoch(listening);
+	if (listening && !was)
+		log_event(GW_LOG_INFO, "auth_cache_on",
+				  "listening on %s: accepted tokens are reused for tools/list and server/discover for up to %ld ms",
+				  features_token_channel(), gw_cfg.auth_cache_ms);
+	else if (!listening && was)
+		log_event(GW_LOG_WARN, "auth_cache_off",
+				  "lost the token channel listener: every token goes to the database until it is back");
 }
+
+static const struct notify_sub subscription = {token_channel, on_notify, on_state, NULL};
 
 int
 tokencache_start(void)
@@ -261,28 +179,12 @@ tokencache_start(void)
 	sha256 = EVP_MD_fetch(NULL, "SHA2-256", NULL);
 	if (sha256 == NULL)
 		return -1;
-	if (pipe(stop_pipe) != 0)
-		return -1;
-	fcntl(stop_pipe[0], F_SETFD, FD_CLOEXEC);
-	fcntl(stop_pipe[1], F_SETFD, FD_CLOEXEC);
-	if (pthread_create(&listener, NULL, listener_main, NULL) != 0)
-		return -1;
-	listener_started = true;
-	return 0;
+	return notify_register(&subscription);
 }
 
 void
 tokencache_stop(void)
 {
-	if (!listener_started)
-		return;
-	if (write(stop_pipe[1], "x", 1) != 1)
-		log_event(GW_LOG_WARN, "auth_cache", "cannot signal the listener thread: %s", strerror(errno));
-	pthread_join(listener, NULL);
-	listener_started = false;
-	close(stop_pipe[0]);
-	close(stop_pipe[1]);
-	stop_pipe[0] = stop_pipe[1] = -1;
 	EVP_MD_free(sha256);
 	sha256 = NULL;
 }

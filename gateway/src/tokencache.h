@@ -3,7 +3,7 @@
  *		A short-lived memory of bearer tokens the database accepted, used only
  *		for the public, static answers of tools/list and server/discover.
  *
- * tools/call never consults it: its token is checked inside call_tool(), in
+ * tools/call never consults it: its token is checked inside handle(), in
  * the transaction that acts.  The cache holds SHA-256 digests, never tokens,
  * and only acceptances (an unknown token always goes to the database).  It
  * is trusted only while a LISTEN connection is subscribed to the channel
@@ -18,10 +18,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Start the listener thread (no-op when --auth-cache-ms is 0). 0 = ok. */
+/*
+ * Subscribe to the token channel (notify.h) before notify_start(); no-op
+ * when --auth-cache-ms is 0.  0 = ok.
+ */
 extern int	tokencache_start(void);
 
-/* Stop the listener thread and close its connection. */
+/* After notify_stop(). */
 extern void tokencache_stop(void);
 
 /*

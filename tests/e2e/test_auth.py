@@ -143,8 +143,10 @@ class TokenCacheTest(GatewayTestCase):
         return elapsed
 
     def listener_pids(self, gw):
+        # the gateway's one LISTEN connection (notify.c), listening on the token channel
         return psql(f"SELECT string_agg(pid::text, ',') FROM pg_stat_activity "
-                    f"WHERE application_name = {lit(gw.gateway_id)} AND query LIKE 'LISTEN %'")
+                    f"WHERE application_name = {lit(gw.gateway_id)} AND query LIKE 'LISTEN %' "
+                    f"AND query LIKE '%mcp_notes_tokens%'")
 
     def events(self, gw):
         return [l.get("event") for l in gw.log_lines() if l.get("event", "").startswith("auth_cache")]

@@ -2,8 +2,11 @@
 
 - The released gateways, built from git (1.0.0 at 9a4f2c5, which speaks the
   1.1 entry points call_tool and tool_descriptors; 2.0.0 at 367b206, which
-  speaks contract 2), each run a whole notes_delete flow against the current
-  extension: it keeps the entry points of the versions before it.
+  speaks contract 2; 2.1.0 at 6a52a19, which also speaks the 2025 era through
+  the 1.3 entry points legacy_session_open ... legacy_pending_take), each run
+  a whole notes_delete flow against the current extension (2.1.0 also a
+  2025-era one, with its SSE stream and the answer posted back): it keeps the
+  entry points of the versions before it.
 - THIS gateway in front of an extension that is still 1.1 refuses clearly:
   /readyz 503, one log line naming what it found and what it needs, and 503
   -32603 for requests; after ALTER EXTENSION mcp_notes UPDATE it serves
@@ -66,6 +69,35 @@ class Gateway200Test(PreviousGatewayTest):
     """The released gateway 2.0.0 (contract 2) against the current extension:
     extension first, then the gateways one at a time."""
     RELEASE, VERSION = "367b206", "2.0.0"
+
+
+class Gateway210Test(PreviousGatewayTest):
+    """The released gateway 2.1.0 against the current extension: its 2025-era
+    adapter calls the 1.3 entry points, now thin wrappers over handle()."""
+    RELEASE, VERSION = "6a52a19", "2.1.0"
+
+    def test_legacy_era_delete_flow(self):
+        from .test_legacy import LegacyClient, next_event, delete_args
+        title = unique_title()
+        note = self.db.add_note(f"{WORKSPACE}/compat-{title[-12:]}.md", title)
+        c = LegacyClient(self.gw, self.token)
+        self.assertEqual(c.initialize()[0], 200)
+        self.assertEqual(c.request("ping")[0], 200)
+        conn, resp = c.open_call("notes_delete", delete_args(title))
+        self.assertEqual(resp.getheader("Content-Type"), "text/event-stream")
+        ask = next_event(resp)
+        self.assertEqual(ask["method"], "elicitation/create", ask)
+        self.assertEqual(self.db.sql("SELECT count(*) FROM mcp_notes.legacy_pending"), "1")
+        status, _, _ = c.answer(ask["id"], {"action": "accept", "content": {"note_id": note, "confirm": True}})
+        self.assertEqual(status, 202)
+        final = next_event(resp)
+        conn.close()
+        self.assertTrue(final["result"]["structuredContent"]["deleted"], final)
+        self.assertFalse(self.db.note_exists(note))
+        # the same answer again: nothing waits for it (400), a foreign session is 404
+        self.assertEqual(c.answer(ask["id"], {"action": "decline"})[0], 400)
+        c.session = "made-up"
+        self.assertEqual(c.request("ping")[0], 404)
 
 
 class NewGatewayOldExtensionTest(GatewayTestCase):

@@ -350,7 +350,12 @@ class LegacyDeleteTest(GatewayTestCase):
 
     def test_many_streams_wait_without_database_connections(self):
         # --pool-size 8 (default): 12 waiting streams hold no pooled connection
-        opened = [self.start() for _ in range(12)]
+        # (two principals, one session each stream: the database lets one
+        # principal keep 8 requests for input waiting, a session 4)
+        others = [self.db.issue_token(p) for p in ("carl", "dora")]
+        for p in ("carl", "dora"):
+            self.db.sql(f"SELECT mcp_notes.grant_workspace('{p}', '{WORKSPACE}')")
+        opened = [self.start(LegacyClient(self.gw, others[i % 2])) for i in range(12)]
         self.assertEqual(c_ping(opened[0][0]), 200)
         for c, conn, resp, ask, note in opened:
             self.assertEqual(c.answer(ask["id"], {"action": "decline"})[0], 202)
@@ -360,6 +365,111 @@ class LegacyDeleteTest(GatewayTestCase):
 
 def c_ping(client):
     return client.request("ping")[0]
+
+
+class LegacyHeldStreamsTest(GatewayTestCase):
+    """One principal's waiting streams cannot take a gateway from everyone
+    (issue 18.2): the database caps the requests for input waiting per
+    principal (8) and per session (4), the next one gets a prompt tool
+    error; revoking the token or closing the session ends its waits."""
+
+    def start_delete(self, c, title):
+        conn, resp = c.open_call("notes_delete", delete_args(title))
+        return conn, resp
+
+    def test_32_streams_of_one_token_leave_room_for_others(self):
+        # every connection slot is one client's to take: the per-address
+        # limit does not save the others (they all come from 127.0.0.1 here)
+        gw = self.start_gateway("--max-connections", "32", "--max-connections-per-ip", "32",
+                                "--legacy-wait-ms", "60000")
+        title = unique_title()
+        self.db.add_note(f"{WORKSPACE}/{title.replace(' ', '-')}.md", title)
+        held, refused = [], 0
+        for i in range(32):
+            c = LegacyClient(gw, self.token)
+            self.assertEqual(c.initialize()[0], 200)
+            conn, resp = self.start_delete(c, title)
+            if resp.getheader("Content-Type") == "text/event-stream":
+                self.assertEqual(next_event(resp)["method"], "elicitation/create")
+                held.append((c, conn, resp))
+            else:
+                body = json.loads(resp.read())
+                self.assertTrue(body["result"]["isError"], body)
+                self.assertIn("Too many requests for input", body["result"]["content"][0]["text"])
+                conn.close()
+                refused += 1
+        self.assertEqual((len(held), refused), (8, 24))
+        self.assertEqual(self.db.sql("SELECT count(*) FROM mcp_notes.legacy_pending WHERE answer IS NULL "
+                                     "AND expires_at > clock_timestamp()"), "8")
+        # another client is served at once, in both eras
+        other = self.db.issue_token("erin")
+        self.assertEqual(gw.rpc("tools/list", id=1, token=other, timeout=5).status, 200)
+        e = LegacyClient(gw, other)
+        self.assertEqual(e.initialize()[0], 200)
+        self.assertEqual(e.request("ping")[0], 200)
+        for c, conn, resp in held:
+            conn.close()
+
+    def test_revoking_the_token_ends_its_waiting_streams(self):
+        gw = self.start_gateway("--legacy-wait-ms", "60000")
+        token = self.db.issue_token()
+        title = unique_title()
+        note = self.db.add_note(f"{WORKSPACE}/{title.replace(' ', '-')}.md", title)
+        streams = []
+        for i in range(3):
+            c = LegacyClient(gw, token)
+            c.initialize()
+            conn, resp = self.start_delete(c, title)
+            self.assertEqual(next_event(resp)["method"], "elicitation/create")
+            streams.append((conn, resp))
+        started = time.monotonic()
+        self.assertEqual(self.db.sql(f"SELECT mcp_notes.revoke_token('{token}')"), "t")
+        for conn, resp in streams:
+            final = next_event(resp)                 # told through the notify channel, not at the 60 s deadline
+            self.assertIn("error", final, final)
+            self.assertIsNone(next_event(resp))
+            conn.close()
+        self.assertLess(time.monotonic() - started, 20)
+        # (other tests' streams may still be waiting out a stopped gateway: count this token's)
+        self.assertEqual(self.db.sql("SELECT count(*) FROM mcp_notes.legacy_pending "
+                                     f"WHERE opened_by = mcp_notes._token_hash('{token}')"), "0")
+        self.assertTrue(self.db.note_exists(note))
+
+    def test_closing_the_session_ends_its_waiting_stream(self):
+        gw = self.start_gateway("--legacy-wait-ms", "60000")
+        title = unique_title()
+        self.db.add_note(f"{WORKSPACE}/{title.replace(' ', '-')}.md", title)
+        c = LegacyClient(gw, self.token)
+        c.initialize()
+        conn, resp = self.start_delete(c, title)
+        self.assertEqual(next_event(resp)["method"], "elicitation/create")
+        started = time.monotonic()
+        h = c.conn()
+        h.request("DELETE", "/mcp", headers=c.headers())
+        r = h.getresponse()
+        r.read()
+        h.close()
+        self.assertEqual(r.status, 200)
+        final = next_event(resp)
+        self.assertEqual(final["error"]["code"], -32001, final)   # Session not found
+        conn.close()
+        self.assertLess(time.monotonic() - started, 20)
+
+    def test_an_oversized_initialize_is_refused(self):
+        gw = self.start_gateway()
+        c = LegacyClient(gw, self.token, caps={"elicitation": {}, "experimental": {"blob": "x" * 400000}})
+        status, headers, body = c.initialize()
+        self.assertEqual(status, 200, body)
+        self.assertEqual(body["error"]["code"], -32602, body)
+        self.assertIn("16384", body["error"]["message"])
+        self.assertNotIn("mcp-session-id", headers)
+        # what a session keeps: the keys the server reads, nothing else
+        c = LegacyClient(gw, self.token, caps={"elicitation": {"form": {}}, "experimental": {"x": 1},
+                                               "roots": {"listChanged": True}})
+        self.assertEqual(c.initialize()[0], 200)
+        self.assertEqual(self.db.sql(
+            "SELECT client_capabilities FROM mcp_notes.legacy_sessions WHERE session_hash = "
+            f"mcp_notes._legacy_session_hash('{c.session}')"), '{"roots": {"listChanged": true}, "elicitation": {"form": {}}}')
 
 
 class LegacyScaleOutTest(GatewayTestCase):

@@ -30,7 +30,7 @@ import time
 import unittest
 
 from tests.e2e.harness import (META_SERVER, META_VERSION, PROTOCOL_VERSION, WORKSPACE, GatewayTestCase,
-                               accept, form_of, meta, unique_title)
+                               accept, form_of, meta, unique_title, wait_until)
 
 MiB = 1024 * 1024
 RAISED_CAP = 10 * MiB           # --max-body of the second gateway
@@ -761,6 +761,48 @@ row("accept_of_a_note_not_offered", state_error("foreign_note"))(
     lambda c: answer(c, c.state, responses=accept(c.other_note)))
 
 
+# ---- X-Forwarded-For (docs/gateway.md, Client address): believed only from a
+# --trusted-proxies peer, and only a plain address as the last hop; anything
+# else is logged as the TCP peer, never as text the client chose.  The third
+# gateway trusts 127.0.0.1, the first trusts nobody.
+
+def forwarded(c, header_lines, want_peer, gw=None):
+    """GET a unique 404 path with these header lines; the request line must
+    name want_peer (and the proxy when it came from the header)."""
+    gw = gw or c.gw_proxied
+    path = "/xff-%d-%s" % (len(header_lines), os.urandom(5).hex())
+    reply = exchange(gw.port, http_request(b"", list(header_lines), target=path.encode(), method=b"GET",
+                                           content_length=False))
+    c.assertEqual(reply.status, 404, reply)
+    lines = []
+    wait_until(lambda: lines.extend(l for l in gw.log_lines() if l.get("event") == "request"
+                                    and l.get("path") == path) or lines, 5)
+    c.assertEqual(len(lines), 1, gw.log()[-1500:])
+    proxy = "127.0.0.1" if want_peer != "127.0.0.1" else None
+    c.assertEqual((lines[0].get("peer"), lines[0].get("proxy")), (want_peer, proxy), lines[0])
+
+
+for label, value in [
+        ("empty", b""), ("comma_only", b","), ("spaces_only", b"   "), ("trailing_comma", b"192.0.2.1,"),
+        ("a_word", b"unknown"), ("obfuscated_identifier", b"_hidden"), ("two_addresses_no_comma", b"192.0.2.1 192.0.2.2"),
+        ("ipv4_with_port", b"192.0.2.1:8080"), ("ipv6_in_brackets", b"[2001:db8::1]"),
+        ("ipv6_in_brackets_with_port", b"[2001:db8::1]:443"), ("ipv6_with_zone", b"fe80::1%eth0"),
+        ("octet_over_255", b"192.0.2.256"), ("three_octets", b"192.0.2"), ("leading_zero_octet", b"192.0.02.1"),
+        ("hex_ipv4", b"0xc0.0.2.1"), ("cidr", b"192.0.2.0/24"), ("rfc7239_syntax", b"for=192.0.2.1"),
+        ("quoted", b'"192.0.2.1"'), ("json_injection", b'1.2.3.4","level":"error'),
+        ("latin1_bytes", b"192.0.2.1\xe9"), ("arabic_digits", "\u0661.\u0662.\u0663.\u0664".encode()),
+        ("address_then_60_digits", b"192.0.2.1" + b"1" * 60), ("4000_hops_last_garbage", b"192.0.2.1, " * 400 + b"x")]:
+    row(f"xff_malformed_{label}")(lambda c, v=value: forwarded(c, [b"X-Forwarded-For: " + v], "127.0.0.1"))
+row("xff_malformed_last_of_two_lines")(
+    lambda c: forwarded(c, [b"X-Forwarded-For: 192.0.2.1", b"X-Forwarded-For: nonsense"], "127.0.0.1"))
+row("xff_valid_last_of_many_hops")(lambda c: forwarded(c, [b"X-Forwarded-For: " + b"x, " * 400 + b"192.0.2.9"], "192.0.2.9"))
+row("xff_from_an_untrusted_peer_ignored")(
+    lambda c: forwarded(c, [b"X-Forwarded-For: 192.0.2.10"], "127.0.0.1", gw=c.gw))
+row("xff_over_the_header_limit", Expect(status=431, http_only=True))(
+    lambda c: exchange(c.gw_proxied.port, http_request(b"", [b"X-Forwarded-For: " + b"192.0.2.1," * 2000],
+                                                       target=b"/xff-big", method=b"GET", content_length=False)))
+
+
 # ---------------------------------------------------------------- the test class
 
 class HostileRequestsTest(GatewayTestCase):
@@ -771,6 +813,7 @@ class HostileRequestsTest(GatewayTestCase):
         super().setUpClass()
         cls.gw = cls.start_class_gateway()
         cls.gw_big = cls.start_class_gateway("--max-body", str(RAISED_CAP))
+        cls.gw_proxied = cls.start_class_gateway("--trusted-proxies", "127.0.0.1")
         cls.bob_token = cls.db.issue_token("bob")
         cls.title = unique_title("Hostile target")
         cls.note = cls.db.add_note(f"{WORKSPACE}/hostile-{cls.title[-12:]}.md", cls.title, "keep me")
@@ -853,14 +896,14 @@ class HostileRequestsTest(GatewayTestCase):
         self.assertEqual(r.json()["result"]["requestState"], self.state, r)
 
     def test_999_gateways_alive_and_serving(self):
-        for gw in (self.gw, self.gw_big):
+        for gw in (self.gw, self.gw_big, self.gw_proxied):
             self.assertIsNone(gw.proc.poll(), f"gateway exited: {gw.log()[-2000:]}")
             self.assertEqual(gw.get("/healthz").status, 200)
             r = gw.rpc("tools/list", id="after", token=self.token)
             self.assertResult(r, id="after")
 
     def test_999_logs_are_valid_json_lines(self):
-        for gw in (self.gw, self.gw_big):
+        for gw in (self.gw, self.gw_big, self.gw_proxied):
             with open(gw.log_file.name, "rb") as f:
                 data = f.read()
             for n, line in enumerate(data.splitlines(), 1):

@@ -42,9 +42,8 @@ COMMENT ON FUNCTION _title_grams(text) IS
 'Internal: the distinct trigrams of lower(title), or lower(title) itself when it is shorter than three characters';
 
 -- The keys of a note: a 64-bit hash of (folder, gram), for the root and
--- each folder above the note down to 16 levels (a deeper workspace is
--- searched through its ancestor 16 levels down: the same answer, a wider
--- posting list) and each of _title_grams(title).  Not the note's own URI: a
+-- each folder above the note down to 16 levels (_candidates reads a deeper
+-- workspace by its URI range) and each of _title_grams(title).  Not the note's own URI: a
 -- workspace equal to a note's URI is looked up by URI.  A collision only
 -- lets a note of another folder into a posting list, where uri_contains()
 -- drops it.  In C (src/search.c): every insert computes them twice.
@@ -57,68 +56,161 @@ COMMENT ON FUNCTION _title_keys(text, text) IS
 -- Counting at commit, once per key and transaction: a row updated many
 -- times in one transaction leaves a chain of versions that each later
 -- update walks, so counting each note as it comes would make a bulk import
--- in one transaction quadratic.  Each written note's keys are appended to a
--- temporary table (this session's, invisible to others, outside the
--- serializable checks), and the first of the deferred triggers at commit
--- adds them up into title_key_counts.  Both run as the extension's owner:
--- a deferred trigger fires at COMMIT, after the SECURITY DEFINER entry
--- point has returned, as the gateway role, which may not touch the counts.
+-- in one transaction quadratic.  The row trigger adds the keys of a note
+-- written (and takes those of the title and URI it had) to sums kept in
+-- the backend's memory (src/title_counts.c), and the first deferred
+-- trigger at commit writes them into title_key_counts.  Not in a table of
+-- the session's, such as a temporary table: the session may be a
+-- gateway's, which could create it first with code of its own for the
+-- owner's trigger to run.
 CREATE OR REPLACE FUNCTION _note_title_keys_written() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER
+AS 'MODULE_PATHNAME', 'mcp_notes_title_keys_written'
+LANGUAGE C;
+COMMENT ON FUNCTION _note_title_keys_written() IS
+'Internal: row trigger on notes (insert, or URI or title changed): adds the note''s title keys to this transaction''s sums and takes the old ones, for _count_title_keys at commit';
+
+CREATE OR REPLACE FUNCTION _title_key_deltas_pending() RETURNS boolean
+AS 'MODULE_PATHNAME', 'mcp_notes_title_key_deltas_pending'
+LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION _title_key_deltas_pending() IS
+'Internal: whether this transaction has title key sums not yet written to title_key_counts';
+
+CREATE OR REPLACE FUNCTION _title_key_deltas(OUT title_key bigint, OUT shard smallint, OUT delta bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'mcp_notes_title_key_deltas'
+LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION _title_key_deltas() IS
+'Internal: this transaction''s title key sums not yet written (a row per nesting level and key), forgotten once returned';
+
+-- Adds deltas (one per key and shard) to the counts, keys in order (two
+-- writers lock shared rows in the same order); a count that reaches zero
+-- goes, so the table holds the keys notes have and no more.
+CREATE OR REPLACE FUNCTION _apply_title_key_deltas(keys bigint[], shards smallint[], deltas bigint[]) RETURNS void
+LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 BEGIN
-    IF to_regclass('pg_temp.title_keys_written') IS NULL THEN
-        CREATE TEMPORARY TABLE title_keys_written (title_key bigint NOT NULL, shard smallint NOT NULL);
-    END IF;
-    INSERT INTO pg_temp.title_keys_written (title_key, shard)
-    SELECT k.key, (hashtext(NEW.note_id) & 7)::smallint FROM unnest(_title_keys(NEW.uri, NEW.title)) AS k(key);
-    RETURN NULL;
+    INSERT INTO title_key_counts AS c (title_key, shard, notes)
+    SELECT d.k, d.s, d.n FROM unnest(keys, shards, deltas) AS d(k, s, n) ORDER BY 1, 2
+    ON CONFLICT (title_key, shard) DO UPDATE SET notes = c.notes + excluded.notes;
+    DELETE FROM title_key_counts c
+    USING unnest(keys, shards, deltas) AS d(k, s, n)
+    WHERE d.n < 0 AND c.title_key = d.k AND c.shard = d.s AND c.notes <= 0;
 END;
 $$;
-COMMENT ON FUNCTION _note_title_keys_written() IS
-'Internal: trigger that notes the title keys of a written note (inserted, or URI or title changed) for _count_title_keys at commit';
+COMMENT ON FUNCTION _apply_title_key_deltas(bigint[], smallint[], bigint[]) IS
+'Internal: adds one delta per (title key, shard) to title_key_counts, in key order, and removes the counts that reach zero';
 
+-- Writes this transaction's sums: at commit (_count_title_keys), or early
+-- when a transaction has written very many keys (src/title_counts.c).
+CREATE OR REPLACE FUNCTION _count_title_keys_now() RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    keys bigint[];
+    shards smallint[];
+    deltas bigint[];
+BEGIN
+    SELECT array_agg(d.title_key ORDER BY d.title_key, d.shard), array_agg(d.shard ORDER BY d.title_key, d.shard),
+           array_agg(d.delta ORDER BY d.title_key, d.shard)
+      INTO keys, shards, deltas
+    FROM (SELECT x.title_key, x.shard, sum(x.delta)::bigint AS delta FROM _title_key_deltas() x
+          GROUP BY 1, 2 HAVING sum(x.delta) <> 0) d;
+    IF keys IS NOT NULL THEN
+        PERFORM _apply_title_key_deltas(keys, shards, deltas);
+    END IF;
+END;
+$$;
+COMMENT ON FUNCTION _count_title_keys_now() IS
+'Internal: writes this transaction''s title key sums (_title_key_deltas) into title_key_counts';
+
+-- One event per written row fires at commit: the first writes the sums,
+-- the others find none.  As the owner: a deferred trigger fires at COMMIT,
+-- after the SECURITY DEFINER entry point has returned, as the gateway role,
+-- which may not touch the counts.
 CREATE OR REPLACE FUNCTION _count_title_keys() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = mcp_notes, pg_temp
 AS $$
 BEGIN
-    -- One event per written row fires at commit; the first adds up every
-    -- row and truncates, the others find the table empty and stop here
-    -- (before a TRUNCATE, whose check of pending trigger events would make
-    -- a commit of n rows cost n squared).
-    IF to_regclass('pg_temp.title_keys_written') IS NULL THEN
-        RETURN NULL;
+    IF _title_key_deltas_pending() THEN
+        PERFORM _count_title_keys_now();
     END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_temp.title_keys_written) THEN
-        RETURN NULL;
-    END IF;
-    -- keys in order: two writers lock shared rows in the same order
-    INSERT INTO title_key_counts AS c (title_key, shard, notes)
-    SELECT w.title_key, w.shard, count(*) FROM pg_temp.title_keys_written w
-    GROUP BY 1, 2 ORDER BY 1, 2
-    ON CONFLICT (title_key, shard) DO UPDATE SET notes = c.notes + excluded.notes;
-    -- TRUNCATE, not DELETE: the deferred triggers after this one scan the
-    -- table again, and deleted rows would stay in it until commit
-    TRUNCATE pg_temp.title_keys_written;
     RETURN NULL;
 END;
 $$;
 COMMENT ON FUNCTION _count_title_keys() IS
-'Internal: deferred trigger: adds the title keys this transaction wrote (_note_title_keys_written) to title_key_counts, once per key';
+'Internal: deferred trigger: writes the title key sums this transaction''s notes added up to (_count_title_keys_now), once';
 
--- Recounting from the notes themselves: the upgrade's back-fill, the end of
--- a bulk load made with the counting trigger disabled (much faster), and a
--- way to bring the counts down after many deletes (never needed for answers).
+-- A delete does not count down at once: two deletes of notes in one folder
+-- share keys, and counting down then would make them update the same count
+-- rows, so that one of them failed to serialize.  A deleted note's keys go
+-- to title_key_decrements instead (an insert, which conflicts with
+-- nothing); prune_spent_states() takes them from the counts later
+-- (_fold_title_key_decrements).  Until then a count only overstates.
+CREATE OR REPLACE FUNCTION _note_title_keys_deleted() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    INSERT INTO title_key_decrements (shard, title_keys)
+    VALUES ((hashtext(OLD.note_id) & 7)::smallint, _title_keys(OLD.uri, OLD.title));
+    RETURN NULL;
+END;
+$$;
+COMMENT ON FUNCTION _note_title_keys_deleted() IS
+'Internal: row trigger on notes (delete): records the deleted note''s title keys in title_key_decrements, to be taken from the counts by prune_spent_states()';
+
+-- Takes the recorded deletes from the counts, up to max_notes of them,
+-- oldest first; returns how many.  Not a writer of notes' job (it would
+-- read what concurrent deletes insert, and make them fail to serialize):
+-- the operator's periodic prune_spent_states() runs it.
+CREATE OR REPLACE FUNCTION _fold_title_key_decrements(max_notes integer) RETURNS bigint
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    folded bigint;
+    keys bigint[];
+    shards smallint[];
+    deltas bigint[];
+BEGIN
+    -- one folder at a time: two would take the same rows
+    PERFORM pg_advisory_xact_lock(hashtext('mcp_notes.title_key_decrements'));
+    WITH taken AS (
+        DELETE FROM title_key_decrements d
+        WHERE d.decrement_id IN (SELECT x.decrement_id FROM title_key_decrements x
+                                 ORDER BY x.decrement_id LIMIT max_notes)
+        RETURNING d.shard, d.title_keys),
+    sums AS (
+        SELECT k.key AS title_key, t.shard, -count(*) AS delta
+        FROM taken t, unnest(t.title_keys) AS k(key) GROUP BY 1, 2)
+    SELECT array_agg(s.title_key ORDER BY s.title_key, s.shard), array_agg(s.shard ORDER BY s.title_key, s.shard),
+           array_agg(s.delta ORDER BY s.title_key, s.shard), (SELECT count(*) FROM taken)
+      INTO keys, shards, deltas, folded
+    FROM sums s;
+    IF keys IS NOT NULL THEN
+        PERFORM _apply_title_key_deltas(keys, shards, deltas);
+    END IF;
+    RETURN coalesce(folded, 0);
+END;
+$$;
+COMMENT ON FUNCTION _fold_title_key_decrements(integer) IS
+'Internal: takes up to max_notes recorded deletes (title_key_decrements, oldest first) from title_key_counts; returns how many';
+
+-- Recounting from the notes themselves: the upgrade's back-fill and the end
+-- of a bulk load made with the counting triggers disabled (much faster).
 CREATE OR REPLACE FUNCTION recount_title_keys() RETURNS bigint
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
     keys bigint;
 BEGIN
     LOCK TABLE notes IN SHARE MODE;
+    PERFORM pg_advisory_xact_lock(hashtext('mcp_notes.title_key_decrements'));
+    DELETE FROM title_key_decrements;
     DELETE FROM title_key_counts;
     INSERT INTO title_key_counts (title_key, shard, notes)
     SELECT k.key, (hashtext(n.note_id) & 7)::smallint, count(*)
@@ -129,4 +221,4 @@ BEGIN
 END;
 $$;
 COMMENT ON FUNCTION recount_title_keys() IS
-'Recounts title_key_counts from the notes (after many deletes the counts only overstate); returns the number of count rows';
+'Recounts title_key_counts from the notes (after a bulk load with the counting triggers disabled); returns the number of count rows';

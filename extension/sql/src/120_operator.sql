@@ -2,6 +2,10 @@
 -- Operator API
 -------------------------------------------------------------------------------
 
+-- These run with the caller's rights (none is SECURITY DEFINER): operators
+-- are the extension's owner or a superuser, and a role that should do one of
+-- these things needs the table rights for it, given explicitly.
+
 CREATE OR REPLACE FUNCTION _b64url(data bytea) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = mcp_notes, pg_temp
@@ -48,7 +52,7 @@ $$;
 COMMENT ON FUNCTION _normalize_or_raise(text, text) IS 'Internal: normalize_uri with an error naming the argument';
 
 CREATE OR REPLACE FUNCTION add_workspace(uri text) RETURNS text
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
@@ -61,7 +65,7 @@ $$;
 COMMENT ON FUNCTION add_workspace(text) IS 'Registers a workspace by file: URI; returns the normalized URI. Idempotent';
 
 CREATE OR REPLACE FUNCTION grant_workspace(principal text, workspace_uri text) RETURNS void
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
@@ -81,7 +85,7 @@ $$;
 COMMENT ON FUNCTION grant_workspace(text, text) IS 'Lets a principal use a workspace and every folder inside it. Idempotent';
 
 CREATE OR REPLACE FUNCTION revoke_workspace(principal text, workspace_uri text) RETURNS boolean
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
@@ -95,7 +99,7 @@ $$;
 COMMENT ON FUNCTION revoke_workspace(text, text) IS 'Removes a grant; true when there was one. Takes effect for confirmations not yet committed';
 
 CREATE OR REPLACE FUNCTION issue_token(principal text, ttl interval DEFAULT '30 days') RETURNS text
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
@@ -115,7 +119,7 @@ COMMENT ON FUNCTION issue_token(text, interval) IS
 'Issues a bearer token for a principal; the token is returned once and stored only as its SHA-256';
 
 CREATE OR REPLACE FUNCTION revoke_token(token text) RETURNS boolean
-LANGUAGE sql VOLATILE STRICT SECURITY DEFINER
+LANGUAGE sql VOLATILE STRICT
 SET search_path = mcp_notes, pg_temp
 AS $$
     WITH revoked AS (
@@ -128,7 +132,7 @@ $$;
 COMMENT ON FUNCTION revoke_token(text) IS 'Revokes a bearer token at once; true when it existed and was not yet revoked';
 
 CREATE OR REPLACE FUNCTION add_note(uri text, title text, body text DEFAULT '') RETURNS text
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
@@ -147,7 +151,7 @@ COMMENT ON FUNCTION add_note(text, text, text) IS
 'Creates a note at a file: URI; returns its id.  Title 1 to 500 characters, not blank; body at most 1 MiB (22001 beyond)';
 
 CREATE OR REPLACE FUNCTION move_note(note_id text, new_uri text) RETURNS void
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
@@ -164,7 +168,7 @@ $$;
 COMMENT ON FUNCTION move_note(text, text) IS 'Moves a note to another file: URI';
 
 CREATE OR REPLACE FUNCTION rotate_state_key() RETURNS integer
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
@@ -179,7 +183,7 @@ COMMENT ON FUNCTION rotate_state_key() IS
 'Makes a fresh HMAC key the one that seals new states; older keys keep verifying their states until pruned';
 
 CREATE OR REPLACE FUNCTION prune_spent_states() RETURNS bigint
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
@@ -187,6 +191,7 @@ DECLARE
     cancels bigint;
     budgets bigint;
     keys bigint;
+    decrements bigint;
 BEGIN
     -- An expired state fails its expiry check before its nonce is looked
     -- up, so forgetting the nonce cannot make it usable again.
@@ -203,8 +208,10 @@ BEGIN
     -- retired longer ago than that has nothing left to verify.
     DELETE FROM state_keys WHERE retired_at < now() - interval '1 day';
     GET DIAGNOSTICS keys = ROW_COUNT;
-    RETURN nonces + cancels + budgets + keys;
+    -- deleted notes' title keys come off the counts here, off the request path
+    decrements := _fold_title_key_decrements(2147483647);
+    RETURN nonces + cancels + budgets + keys + decrements;
 END;
 $$;
 COMMENT ON FUNCTION prune_spent_states() IS
-'Deletes spent and cancelled nonces of expired states, budget rows older than a day that counted nothing suppressed, and keys retired more than a day ago; returns the rows removed';
+'Deletes spent and cancelled nonces of expired states, budget rows older than a day that counted nothing suppressed and keys retired more than a day ago, and takes deleted notes'' title keys from the counts; returns the rows removed and the deletes folded';

@@ -10,7 +10,9 @@
 -- index scan), since without statistics it might guess "scan in some order
 -- until max_rows match", a full scan when few match.  Which max_rows rows
 -- come back is unspecified: the caller only asks whether there are more
--- than it can offer, and sorts what it keeps.
+-- than it can offer, and sorts what it keeps.  A workspace deeper than the
+-- 16 folder levels the keys cover is read by its URI range instead: still
+-- nothing but its own notes.
 CREATE OR REPLACE FUNCTION _candidates(workspace text, title_text text, max_rows integer) RETURNS SETOF notes
 LANGUAGE plpgsql STABLE
 SET search_path = mcp_notes, pg_temp
@@ -20,22 +22,30 @@ AS $$
 DECLARE
     short constant boolean := length(lower(title_text)) < 3;
     folder text;
-    parts text[];
-    scope text;
     keys bigint[];
 BEGIN
     IF _uri_problem(workspace) IS NOT NULL THEN
         RETURN;     -- uri_contains() is false for every note
     END IF;
     folder := normalize_uri(workspace);
-    parts := string_to_array(substr(folder, 9), '/');
-    scope := CASE WHEN cardinality(parts) <= 16 THEN folder
-                  ELSE 'file:///' || array_to_string(parts[1:16], '/') END;
+    IF cardinality(string_to_array(substr(folder, 9), '/')) > 16 THEN
+        -- Deeper than the title keys reach (their postings are those of an
+        -- ancestor, notes outside the workspace among them): the folder's
+        -- own notes by URI range, so the cost follows them alone.
+        RETURN QUERY
+        SELECT n.* FROM notes n
+        WHERE (n.uri = folder OR (n.uri COLLATE "C" >= folder || '/' AND n.uri COLLATE "C" < folder || '0'))
+          AND uri_contains(workspace, n.uri)
+          AND CASE WHEN short THEN lower(n.title) = lower(title_text)
+                   ELSE strpos(lower(n.title), lower(title_text)) > 0 END
+        LIMIT max_rows;
+        RETURN;
+    END IF;
     SELECT array_agg(r.key ORDER BY r.notes, r.key) INTO keys
     FROM (SELECT k.key, (SELECT coalesce(sum(c.notes), 0) FROM title_key_counts c
                          WHERE c.title_key = k.key) AS notes
           FROM unnest(_title_grams(title_text)) AS g(gram),
-               LATERAL (SELECT hashtextextended(scope || ' ' || g.gram, 0)) AS k(key)) r;
+               LATERAL (SELECT hashtextextended(folder || ' ' || g.gram, 0)) AS k(key)) r;
     RETURN QUERY
     SELECT n.* FROM notes n
     WHERE n.uri = folder

@@ -58,19 +58,12 @@ $$;
 COMMENT ON FUNCTION _tools_call(text, jsonb) IS
 'Internal: the tools/call method for an authenticated principal: checks params.name and requestState, runs the registered handler';
 
-CREATE OR REPLACE FUNCTION _handle(principal text, request jsonb) RETURNS jsonb
+-- The methods of features().methods, by name.
+CREATE OR REPLACE FUNCTION _dispatch(principal text, request jsonb) RETURNS jsonb
 LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 BEGIN
-    IF jsonb_typeof(request) IS DISTINCT FROM 'object' THEN
-        RAISE EXCEPTION 'request must be a json object'
-            USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = 'The gateway passes {"method": ..., "params": ..., ...} as docs/contract.md says.';
-    END IF;
-    IF jsonb_typeof(request -> 'params') IS DISTINCT FROM 'object' THEN
-        RETURN _invalid_params('invalid_params', 'Invalid params: params must be an object');
-    END IF;
     CASE request ->> 'method'
         WHEN 'tools/list' THEN
             RETURN _tools_list(principal, request);
@@ -93,5 +86,39 @@ BEGIN
     END CASE;
 END;
 $$;
-COMMENT ON FUNCTION _handle(text, jsonb) IS
-'Internal: answers one request object for an authenticated principal, by method (the methods features() lists)';
+COMMENT ON FUNCTION _dispatch(text, jsonb) IS
+'Internal: answers one request object for an authenticated principal by its method (the methods features() lists)';
+
+-- One request object, for the principal handle() authenticated (or
+-- handle_as named).  A request with a session (the 2025 era) is answered
+-- through the session (_session_request); the internal methods of that era
+-- (features().internalMethods) start with mcp_notes/.  credential_hash
+-- binds the pending requests a session request records to the token that
+-- opened them (NULL for handle_as), so revoking it ends them.
+CREATE OR REPLACE FUNCTION _handle(principal text, request jsonb, credential_hash bytea DEFAULT NULL) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE
+SET search_path = mcp_notes, pg_temp
+AS $$
+BEGIN
+    IF jsonb_typeof(request) IS DISTINCT FROM 'object' THEN
+        RAISE EXCEPTION 'request must be a json object'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'The gateway passes {"method": ..., "params": ..., ...} as docs/contract.md says.';
+    END IF;
+    IF jsonb_typeof(request -> 'params') IS DISTINCT FROM 'object' THEN
+        RETURN _invalid_params('invalid_params', 'Invalid params: params must be an object');
+    END IF;
+    IF request ? 'session' THEN
+        IF jsonb_typeof(request -> 'session') IS DISTINCT FROM 'string' THEN
+            RETURN _legacy_no_session();
+        END IF;
+        RETURN _session_request(principal, request, credential_hash);
+    END IF;
+    IF starts_with(request ->> 'method', 'mcp_notes/') THEN
+        RETURN _legacy_method(principal, request, NULL, credential_hash);
+    END IF;
+    RETURN _dispatch(principal, request);
+END;
+$$;
+COMMENT ON FUNCTION _handle(text, jsonb, bytea) IS
+'Internal: answers one request object for an authenticated principal: through its session when it names one (2025 era), an internal method, or by method';

@@ -24,6 +24,24 @@ $$;
 COMMENT ON FUNCTION _served_methods() IS
 'Internal: the methods features() lists: tools always, resources, prompts and completion when their registries have rows';
 
+-- The internal methods of the 2025-era adapter (_legacy_method), with the
+-- channel each notifies at commit: a gateway holding a stream LISTENs on
+-- it to learn that an answer came (or that the pending request ended).
+CREATE OR REPLACE FUNCTION _internal_methods() RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT jsonb_build_object(
+        'mcp_notes/session/open', '{}'::jsonb,
+        'mcp_notes/session/check', '{}'::jsonb,
+        'mcp_notes/session/close', '{"channel": "mcp_notes_legacy"}'::jsonb,
+        'mcp_notes/pending/open', '{}'::jsonb,
+        'mcp_notes/pending/answer', '{"channel": "mcp_notes_legacy"}'::jsonb,
+        'mcp_notes/pending/take', '{}'::jsonb)
+$$;
+COMMENT ON FUNCTION _internal_methods() IS
+'Internal: features().internalMethods: the 2025-era coordination methods handle() answers, each with the channel it notifies';
+
 -- extensionVersion is read from pg_extension, so the control file stays
 -- the one place that says which version this is.
 CREATE OR REPLACE FUNCTION features() RETURNS jsonb
@@ -53,7 +71,8 @@ AS $$
                         'inputResponses.delete_choice and the exact requestState. The notes you may read are '
                         'resources at their file: URIs (resources/list, resources/read); the prompt review_note '
                         'reviews one of them.',
-        'tokenChannel', 'mcp_notes_tokens')
+        'tokenChannel', 'mcp_notes_tokens',
+        'internalMethods', _internal_methods())
 $$;
 COMMENT ON FUNCTION features() IS
 'What this extension serves (contract, methods, public results, capabilities, instructions, token channel); see docs/contract.md';
@@ -97,7 +116,7 @@ BEGIN
     IF refusal IS NOT NULL THEN
         RETURN refusal;
     END IF;
-    RETURN _handle(auth ->> 'principal', _with_auth(request, auth));
+    RETURN _handle(auth ->> 'principal', _with_auth(request, auth), _token_hash(token));
 END;
 $$;
 COMMENT ON FUNCTION handle(text, jsonb) IS

@@ -44,9 +44,9 @@ CREATE INDEX notes_uri_bytewise ON notes ((uri COLLATE "C"));
 -- until the next vacuum; notes are added far less often than searched.
 CREATE INDEX notes_title_keys ON notes USING gin (_title_keys(uri, title)) WITH (fastupdate = off);
 
--- How many notes were given each key (an upper bound: a delete does not
--- count down, so deletes never contend on these rows).  Split into 8 shards
--- by note id, so two writers in one folder seldom update the same row.
+-- How many notes have each key (an upper bound: a delete is taken off only
+-- when prune_spent_states() folds title_key_decrements in).  Split into 8
+-- shards by note id, so two writers in one folder seldom update the same row.
 CREATE TABLE title_key_counts (
     title_key  bigint NOT NULL,
     shard      smallint NOT NULL,
@@ -54,7 +54,17 @@ CREATE TABLE title_key_counts (
     PRIMARY KEY (title_key, shard)
 );
 COMMENT ON TABLE title_key_counts IS
-'Title search: how many notes were given each title key (per shard; never counted down), kept by triggers on notes';
+'Title search: how many notes have each title key (per shard), kept by triggers on notes; deletes are taken off by prune_spent_states()';
+
+-- The keys of deleted notes, until prune_spent_states() takes them from the
+-- counts: deletes only insert here, so concurrent deletes never contend.
+CREATE TABLE title_key_decrements (
+    decrement_id  bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    shard         smallint NOT NULL,
+    title_keys    bigint[] NOT NULL
+);
+COMMENT ON TABLE title_key_decrements IS
+'Title search: the title keys of deleted notes, not yet taken from title_key_counts (prune_spent_states() folds them in)';
 
 CREATE TRIGGER notes_title_keys_added AFTER INSERT ON notes
     FOR EACH ROW EXECUTE FUNCTION _note_title_keys_written();
@@ -64,11 +74,13 @@ CREATE TRIGGER notes_title_keys_changed AFTER UPDATE OF uri, title ON notes
 CREATE CONSTRAINT TRIGGER notes_title_keys_counted AFTER INSERT OR UPDATE OF uri, title ON notes
     DEFERRABLE INITIALLY DEFERRED
     FOR EACH ROW EXECUTE FUNCTION _count_title_keys();
--- also where the notes arrive by logical replication (a second count only
--- overstates)
+CREATE TRIGGER notes_title_keys_deleted AFTER DELETE ON notes
+    FOR EACH ROW EXECUTE FUNCTION _note_title_keys_deleted();
+-- also where the notes arrive by logical replication
 ALTER TABLE notes ENABLE ALWAYS TRIGGER notes_title_keys_added;
 ALTER TABLE notes ENABLE ALWAYS TRIGGER notes_title_keys_changed;
 ALTER TABLE notes ENABLE ALWAYS TRIGGER notes_title_keys_counted;
+ALTER TABLE notes ENABLE ALWAYS TRIGGER notes_title_keys_deleted;
 
 CREATE TRIGGER notes_size BEFORE INSERT OR UPDATE OF title, body ON notes
     FOR EACH ROW EXECUTE FUNCTION _check_note_size();

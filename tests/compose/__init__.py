@@ -1,0 +1,1 @@
+"""Running docker/compose*.yaml for real under podman and Docker (tests/compose/engine.py)."""
