@@ -18,6 +18,7 @@ BEGIN
         WHEN request ->> 'method' IS DISTINCT FROM 'tools/call' THEN '{notes.read}'
         WHEN request -> 'params' ->> 'name' = 'notes_delete'
             THEN CASE WHEN request -> 'params' ? 'requestState' OR request -> 'params' ? 'inputResponses'
+                           OR request ? 'inputFrom'  -- a 2025-era retry: its answers become inputResponses
                       THEN '{notes.read,notes.delete}' ELSE '{notes.read}' END
         WHEN request -> 'params' ->> 'name' IN ('notes_read', 'notes_list', 'notes_search') THEN '{notes.read}'
         ELSE '{notes.read,notes.write}' END::text[];

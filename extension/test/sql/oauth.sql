@@ -145,6 +145,9 @@ SELECT t.request('notes_delete', '{"workspaceUri": "file:///t/oauth", "title": "
                      jsonb_build_object('action', 'accept', 'content', jsonb_build_object('note_id', :'note', 'confirm', true)))))
        AS answer \gset
 SELECT mcp_notes.handle(:'read_only', :'answer') AS refused;
+-- a 2025-era retry names its answers by inputFrom (no inputResponses yet): refused all the same
+SELECT t.kind(mcp_notes.handle(:'read_only', t.request('notes_delete', '{"workspaceUri": "file:///t/oauth", "title": "oauth"}')
+    || '{"session": "no-such-session", "inputFrom": {"delete_choice": 1}}')) AS legacy_retry_refused;
 -- before anything ran: the state is not spent, the note is there, no audit row
 SELECT (SELECT count(*) FROM mcp_notes.spent_states) AS spent, (SELECT count(*) FROM mcp_notes.notes WHERE note_id = :'note') AS notes,
        (SELECT count(*) FROM mcp_notes.delete_audit) AS audited;
