@@ -4,7 +4,10 @@
 --   notes.read    every method (discover, list, read, search, resources,
 --                 prompts, notes_delete's first step)
 --   notes.write   notes_create, notes_update
---   notes.delete  notes_delete's answer (the step that can delete)
+--   notes.delete  notes_delete's answer (the step that can delete); in the
+--                 2025 era (a session request) both steps, since the
+--                 client's one tools/call is the whole delete: the 403
+--                 comes before the stream, where the client can step up
 -- Operator tokens carry every scope.
 
 -- Every scope a request needs, for the one challenge that names them all.
@@ -18,14 +21,14 @@ BEGIN
         WHEN request ->> 'method' IS DISTINCT FROM 'tools/call' THEN '{notes.read}'
         WHEN request -> 'params' ->> 'name' = 'notes_delete'
             THEN CASE WHEN request -> 'params' ? 'requestState' OR request -> 'params' ? 'inputResponses'
-                           OR request ? 'inputFrom'  -- a 2025-era retry: its answers become inputResponses
+                           OR request ? 'session'  -- the 2025 era: one tools/call of the client's, the whole delete
                       THEN '{notes.read,notes.delete}' ELSE '{notes.read}' END
         WHEN request -> 'params' ->> 'name' IN ('notes_read', 'notes_list', 'notes_search') THEN '{notes.read}'
         ELSE '{notes.read,notes.write}' END::text[];
 END;
 $$;
 COMMENT ON FUNCTION _oauth_required_scopes(jsonb) IS
-'Internal: the scopes a request needs: notes.read always, notes.write for notes_create, notes_update and unknown tools, notes.delete for notes_delete with an answer';
+'Internal: the scopes a request needs: notes.read always, notes.write for notes_create, notes_update and unknown tools, notes.delete for notes_delete with an answer or in a 2025-era session';
 
 -- Before anything else of the request runs (so before any write): a JWT
 -- without every scope the request needs is refused, 403 insufficient_scope

@@ -145,7 +145,10 @@ SELECT t.request('notes_delete', '{"workspaceUri": "file:///t/oauth", "title": "
                      jsonb_build_object('action', 'accept', 'content', jsonb_build_object('note_id', :'note', 'confirm', true)))))
        AS answer \gset
 SELECT mcp_notes.handle(:'read_only', :'answer') AS refused;
--- a 2025-era retry names its answers by inputFrom (no inputResponses yet): refused all the same
+-- in the 2025 era the client's one tools/call is the whole delete: refused before its stream
+-- begins (step 1), and so is the gateway's retry, which names its answers by inputFrom
+SELECT t.kind(mcp_notes.handle(:'read_only', t.request('notes_delete', '{"workspaceUri": "file:///t/oauth", "title": "oauth"}')
+    || '{"session": "no-such-session"}')) AS legacy_step1_refused;
 SELECT t.kind(mcp_notes.handle(:'read_only', t.request('notes_delete', '{"workspaceUri": "file:///t/oauth", "title": "oauth"}')
     || '{"session": "no-such-session", "inputFrom": {"delete_choice": 1}}')) AS legacy_retry_refused;
 -- before anything ran: the state is not spent, the note is there, no audit row
