@@ -10,6 +10,7 @@ import time
 import unittest
 
 from tests.e2e.harness import WORKSPACE, Response, lit, meta, form_of, accept, unique_title
+from tests.e2e.test_legacy import LegacyClient
 from tests.oauth import jose
 from tests.oauth.idp import Glewlwyd, HttpError
 from tests.oauth.stack import (OAuthStack, SERVICE_CLIENT, SERVICE_SECRET, USER, USER_PASSWORD, USER_CLIENT,
@@ -223,6 +224,23 @@ class ScopeTest(OAuthTestCase):
         self.assertEqual(done.status, 200, done)
         self.assertTrue(done.result["structuredContent"]["deleted"], done)
         self.assertFalse(self.db.note_exists(note))
+
+    def test_2025_era_delete_without_the_delete_scope_is_403_before_its_stream(self):
+        title = unique_title("OAuth legacy scope")
+        note = self.db.add_note(f"{WORKSPACE}/oauth-legacy-{secrets.token_hex(3)}.md", title)
+        client = LegacyClient(self.gw, self.stack.service_token("notes.read"))
+        self.assertEqual(client.initialize()[0], 200)
+        status, _, body = client.request("tools/call", {"name": "notes_list", "arguments": {"workspaceUri": WORKSPACE}})
+        self.assertEqual(status, 200, body)
+        c, resp = client.open_call("notes_delete", {"workspaceUri": WORKSPACE, "title": title})
+        try:
+            data = resp.read().decode()
+            r = Response(resp.status, resp.getheaders(), data)
+        finally:
+            c.close()
+        self.assertChallenge(r, 403, "insufficient_scope", scope="notes.read notes.delete")
+        self.assertTrue(self.db.note_exists(note))
+        self.assertEqual(self.db.sql("SELECT count(*) FROM mcp_notes.legacy_pending"), "0")
 
     def test_write_needs_notes_write(self):
         token = self.stack.service_token("notes.read notes.delete")
