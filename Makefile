@@ -1,12 +1,13 @@
 # mcp_notes — top-level build.  The extension is built by PGXS in extension/,
-# the gateway by its own Makefile in gateway/.
+# the gateway by its own Makefile in gateway/, the file daemon mcp-notes-fsd
+# (file-backed workspaces) by its own in fsd/.
 
 PG_CONFIG ?= pg_config
 export PG_CONFIG
 
-.PHONY: all extension gateway jwks install check check-quick conformance run demo fuzz soak bench bench-quick clean compose-test
+.PHONY: all extension gateway fsd jwks install check check-quick conformance run demo fuzz soak bench bench-quick clean compose-test
 
-all: extension gateway jwks
+all: extension gateway fsd jwks
 
 extension:
 	$(MAKE) -C extension
@@ -17,6 +18,8 @@ gateway:
 # the OAuth issuers' key fetcher (docs/operations.md, "OAuth")
 jwks:
 	$(MAKE) -C jwks
+fsd:
+	$(MAKE) -C fsd
 
 # Installs the extension into the PostgreSQL that pg_config names (needs
 # write access there: run as root, or as the owner of that installation).
@@ -69,3 +72,4 @@ clean:
 	$(MAKE) -C extension clean
 	-$(MAKE) -C gateway clean
 	-$(MAKE) -C jwks clean
+	-$(MAKE) -C fsd clean

@@ -23,6 +23,7 @@
 
 #include "config.h"
 #include "db.h"
+#include "fileops.h"
 #include "extension.h"
 #include "jsonrpc.h"
 #include "legacystream.h"
@@ -155,7 +156,7 @@ call_handle(struct lreq *q, struct mcp_reply *r, json_object *request, struct le
 
 	if (body == NULL)
 		mcp_reply_internal(r, q->m.id, "out of memory");
-	else if (db_handle(gw_cfg.insecure_dev_principal != NULL, q->credential, body, &text, &r->log.retries, &err) != OUT_OK)
+	else if (fileops_handle(gw_cfg.insecure_dev_principal != NULL, q->credential, body, &text, &r->log.retries, &err) != OUT_OK)
 		mcp_reply_db_error(r, q->m.id, &err);
 	else
 	{

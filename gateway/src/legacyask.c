@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "fileops.h"
 #include "jsonrpc.h"
 #include "legacywire.h"
 #include "log.h"
@@ -117,7 +118,7 @@ legacy_retry(struct legacy_job *job, json_object *params_add, json_object *reque
 	json_object_put(params_add);
 	json_object_put(request_add);
 	*outcome = NULL;
-	kind = body ? db_handle(job->dev, job->credential, body, outcome, &retries, err) : OUT_INTERNAL;
+	kind = body ? fileops_handle(job->dev, job->credential, body, outcome, &retries, err) : OUT_INTERNAL;
 	if (body == NULL)
 		str_copy(err->message, sizeof(err->message), "out of memory");
 	free(body);

@@ -28,6 +28,7 @@
 #include "http.h"
 #include "log.h"
 #include "extension.h"
+#include "fileops.h"
 #include "legacystream.h"
 #include "notify.h"
 #include "metrics.h"
@@ -91,9 +92,9 @@ start(void)
 												  work_stats, features_extension_version}) != 0)
 		return -1;
 	/* the one LISTEN connection: its subscribers first (notify.h) */
-	if (tokencache_start() != 0 || legacy_stream_init() != 0 || notify_start() != 0)
+	if (tokencache_start() != 0 || legacy_stream_init() != 0 || fileops_init() != 0 || notify_start() != 0)
 	{
-		log_event(GW_LOG_ERROR, "startup", "cannot start the LISTEN connection (token cache, 2025-era answers)");
+		log_event(GW_LOG_ERROR, "startup", "cannot start the LISTEN connection (token cache, 2025-era answers, file operations)");
 		return -1;
 	}
 	if (http_start() != 0)

@@ -28,6 +28,7 @@
 #include "auth.h"
 #include "config.h"
 #include "db.h"
+#include "fileops.h"
 #include "extension.h"
 #include "jsonrpc.h"
 #include "log.h"
@@ -677,7 +678,7 @@ call_handle(struct request *q, struct mcp_reply *r)
 		reply_internal(r, q->m.id, "out of memory building the request object");
 		return;
 	}
-	if (db_handle(gw_cfg.insecure_dev_principal != NULL, q->credential, request, &text, &r->log.retries, &err) != OUT_OK)
+	if (fileops_handle(gw_cfg.insecure_dev_principal != NULL, q->credential, request, &text, &r->log.retries, &err) != OUT_OK)
 		reply_db_error(r, q->m.id, &err);
 	else
 		copy_outcome(r, q->m.id, text);

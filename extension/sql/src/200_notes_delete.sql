@@ -6,20 +6,24 @@
 -- version (updated_at, as epoch seconds, which no session setting changes).
 -- A state binds each candidate to it (claims.shown), so a note moved
 -- (move_note), renamed or edited after the form was shown is not the note
--- the user confirmed.
+-- the user confirmed.  For a file-backed note it also covers the identity
+-- of its file (_file_identity: device, inode, size, mtime); other notes'
+-- digests are what they were.
 CREATE OR REPLACE FUNCTION _note_digest(note notes) RETURNS text
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = mcp_notes, pg_temp
 AS $$
 BEGIN
     -- one simple expression (base64url as _b64url makes it): a form computes 25
-    RETURN translate(encode(sha256(convert_to(jsonb_build_object(
+    RETURN translate(encode(sha256(convert_to((jsonb_build_object(
                'noteId', note.note_id, 'uri', note.uri, 'title', note.title,
-               'updatedAt', extract(epoch FROM note.updated_at))::text, 'UTF8')), 'base64'), E'+/=\n', '-_');
+               'updatedAt', extract(epoch FROM note.updated_at))
+               || jsonb_strip_nulls(jsonb_build_object('file', _file_identity(note.note_id))))::text, 'UTF8')),
+               'base64'), E'+/=\n', '-_');
 END;
 $$;
 COMMENT ON FUNCTION _note_digest(notes) IS
-'Internal: digest of what the confirmation form shows of a note (id, URI, title, updated_at), which a state binds each candidate to';
+'Internal: digest of what the confirmation form shows of a note (id, URI, title, updated_at, and a file-backed note''s file identity), which a state binds each candidate to';
 
 -- The digest a state recorded for one of its candidates: claims.shown[i]
 -- for claims.candidates[i].  NULL when there is none (a state sealed by 1.1
@@ -478,6 +482,10 @@ BEGIN
         RETURN _tool_result('The note changed since the form was shown; nothing was deleted — call notes_delete again.',
                             NULL, true);
     END IF;
+    IF EXISTS (SELECT 1 FROM file_notes f WHERE f.note_id = note.note_id) THEN
+        -- a file-backed note: the intent, then the file service removes the file
+        RETURN _file_delete_intent(principal, request, workspace, note, spent_nonce);
+    END IF;
     DELETE FROM notes n WHERE n.note_id = note.note_id;
     PERFORM _audit(principal, request, workspace, note, 'accept');
     RETURN _tool_result(format('Deleted the note "%s" (%s).', _printable(note.title), note.uri),
@@ -545,7 +553,11 @@ SELECT _register_tool(1, jsonb_build_object(
         'properties', jsonb_build_object(
             'deleted', jsonb_build_object('type', 'boolean'),
             'noteId', jsonb_build_object('type', 'string'),
-            'cancelled', jsonb_build_object('type', 'boolean')),
+            'cancelled', jsonb_build_object('type', 'boolean'),
+            'pending', jsonb_build_object('type', 'boolean',
+                'description', 'A file-backed note: the delete is recorded and its file not yet removed'),
+            'operationId', jsonb_build_object('type', 'string',
+                'description', 'A file-backed note: the id of the file operation')),
         'required', jsonb_build_array('deleted')),
     'annotations', jsonb_build_object(
         'readOnlyHint', false,

@@ -23,7 +23,7 @@ BEGIN
         RETURN _tool_refusal(format('uri %s is not inside the workspace %s: name a file below it, e.g. %s/name.md.',
                                     target, a.workspace, rtrim(a.workspace, '/')));
     END IF;
-    refusal := _note_fields_refusal('notes_create', a.args);
+    refusal := coalesce(_file_note_refusal(target), _note_fields_refusal('notes_create', a.args));
     IF refusal IS NOT NULL THEN
         RETURN refusal;
     END IF;

@@ -114,6 +114,9 @@ BEGIN
         END IF;
         RETURN _session_request(principal, request, credential_hash);
     END IF;
+    IF request ->> 'method' = 'mcp_notes/fileop/outcome' THEN
+        RETURN _file_op_outcome(principal, request);    -- file-backed workspaces (620_file_notes)
+    END IF;
     IF starts_with(request ->> 'method', 'mcp_notes/') THEN
         RETURN _legacy_method(principal, request, NULL, credential_hash);
     END IF;

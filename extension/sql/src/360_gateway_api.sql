@@ -37,10 +37,12 @@ AS $$
         'mcp_notes/session/close', '{"channel": "mcp_notes_legacy"}'::jsonb,
         'mcp_notes/pending/open', '{}'::jsonb,
         'mcp_notes/pending/answer', '{"channel": "mcp_notes_legacy"}'::jsonb,
-        'mcp_notes/pending/take', '{}'::jsonb)
+        'mcp_notes/pending/take', '{}'::jsonb,
+        -- file-backed workspaces: the answer to a notes_delete that said "await"
+        'mcp_notes/fileop/outcome', '{"channel": "mcp_notes_fileops"}'::jsonb)
 $$;
 COMMENT ON FUNCTION _internal_methods() IS
-'Internal: features().internalMethods: the 2025-era coordination methods handle() answers, each with the channel it notifies';
+'Internal: features().internalMethods: the 2025-era coordination methods handle() answers and the outcome of a file operation, each with the channel it notifies';
 
 -- extensionVersion is read from pg_extension, so the control file stays
 -- the one place that says which version this is.
