@@ -5,7 +5,7 @@
 PG_CONFIG ?= pg_config
 export PG_CONFIG
 
-.PHONY: all extension gateway fsd jwks install check check-quick conformance run demo fuzz soak bench bench-quick clean compose-test
+.PHONY: all extension gateway fsd jwks unit install check check-quick conformance run demo fuzz soak bench bench-quick clean compose-test
 
 all: extension gateway fsd jwks
 
@@ -21,6 +21,11 @@ jwks:
 fsd:
 	$(MAKE) -C fsd
 
+# The unit tier: tests/unit's C executables for the gateway's pure modules,
+# built and run (no cluster; make check runs them first, as suite unit).
+unit:
+	@tests/suites/unit
+
 # Installs the extension into the PostgreSQL that pg_config names (needs
 # write access there: run as root, or as the owner of that installation).
 install: extension
@@ -32,7 +37,8 @@ install: extension
 check:
 	@SUITES='$(SUITES)' TESTS='$(TESTS) $(TEST)' tests/run-checks
 
-# The quick tier, about a minute: regress, e2e and hostile.
+# The quick tier: unit, regress, e2e and hostile (tests/suites/README.md
+# gives the time measured).
 check-quick:
 	@SUITES=quick TESTS='$(TESTS) $(TEST)' tests/run-checks
 
@@ -44,7 +50,7 @@ compose-test:
 	@CONTAINER_ENGINE='$(CONTAINER_ENGINE)' tests/suites/compose
 
 # The official MCP conformance suite (scripts/install-node) against a fresh
-# cluster and gateway with sql/conformance-fixture.sql: docs/conformance.md.
+# cluster and gateway with share/conformance-fixture.sql: docs/conformance.md.
 conformance: all
 	@tests/with-cluster tests/suites/conformance
 
@@ -73,3 +79,4 @@ clean:
 	-$(MAKE) -C gateway clean
 	-$(MAKE) -C jwks clean
 	-$(MAKE) -C fsd clean
+	-$(MAKE) -C tests/unit clean

@@ -19,6 +19,8 @@ What it measures (see docs/performance.md for the why and the results):
             1,000,000 (10,000 other workspaces around), one matching note.
   memory    gateway RSS idle, with 256 open connections, and before/after
             1,000,000 requests.
+  listen    gateway RSS at N held subscriptions/listen streams / idle, and the
+            delivery latency of one note change to N streams / to 1 (bench/listen.py).
   peer, growth_import, probe, short
             the candidate search (bench/search.py): against the TypeScript
             SDK v2 server, right after an import, the timing side channel,
@@ -70,13 +72,13 @@ PROFILES = {
                  req_warm=0.5, req_secs=1.5, growth_big=1_000_000, growth_small=1_000,
                  growth_workspaces=10_000, growth_rounds=5, growth_secs=3,
                  mem_warm_requests=100_000, mem_requests=1_000_000, hold_conns=256,
-                 gateways=2, filler=10_000),
+                 gateways=2, filler=10_000, listeners=256),
     # make bench-quick: under 2 minutes; the same shape, smaller
     "quick": dict(levels=[1, 32], rounds=1, flow_warm=1, flow_secs=2,
                   req_warm=0.3, req_secs=1, growth_big=50_000, growth_small=1_000,
                   growth_workspaces=1_000, growth_rounds=2, growth_secs=1,
                   mem_warm_requests=5_000, mem_requests=30_000, hold_conns=256,
-                  gateways=2, filler=2_000),
+                  gateways=2, filler=2_000, listeners=64),
 }
 
 TARGETS = {
@@ -795,7 +797,7 @@ CHECKPOINT;
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mode", choices=PROFILES, default="quick")
-    ap.add_argument("--only", default="flows,requests,growth,memory,statements,peer,growth_import,probe,short")
+    ap.add_argument("--only", default="flows,requests,growth,memory,statements,listen,peer,growth_import,probe,short")
     ap.add_argument("--variant", choices=["current", "baseline", "before"], default="current",
                     help="baseline: the 1.0 candidate search (bench/baseline.sql); before: the 1.2 one "
                          "(bench/before.sql, in the search parts' databases)")
@@ -833,6 +835,10 @@ def main():
             suite.growth()
         if "memory" in only:
             suite.memory()
+        if "listen" in only:
+            sys.modules.setdefault("run", sys.modules[__name__])     # one module: one _cleanup list
+            import listen
+            listen.run_listen(suite)
         if only & {"peer", "growth_import", "probe", "short"}:
             sys.modules.setdefault("run", sys.modules[__name__])     # one module: one _cleanup list
             import search

@@ -22,7 +22,7 @@ RUN mkdir -p /etc/postgresql-common/createcluster.d \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql-15 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/ /
-COPY sql/demo.sql /opt/mcp_notes/demo.sql
+COPY share/demo.sql /opt/mcp_notes/demo.sql
 COPY docker/db-entrypoint docker/db-setup /usr/local/bin/
 ENV PGDATA=/var/lib/postgresql/data PATH=/usr/lib/postgresql/15/bin:$PATH
 VOLUME /var/lib/postgresql/data

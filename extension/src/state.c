@@ -1,24 +1,30 @@
 /*
  * state.c
- *		Sealing and opening of the MCP requestState.
+ *		Sealing and opening of the MCP requestState (and of every other sealed
+ *		token: pagination cursors, the conformance fixture's states).
  *
- * A sealed state is four dot-separated fields:
+ * A sealed token is four dot-separated fields:
  *
  *		v1.<key id>.<base64url(payload JSON)>.<base64url(HMAC-SHA256)>
  *
  * The MAC covers the first three fields exactly as sent, so nothing is
  * re-serialized before it is checked.  The payload is
  *
- *		{"nonce": "...", "iat": <unix s>, "exp": <unix s>, "claims": {...}}
+ *		{"nonce": "...", "iat": <unix s>, "exp": <unix s>, "purpose": "...", "claims": {...}}
  *
- * where the claims (principal, method, argument digest, candidates, phase)
- * come from the caller.  Keys live in mcp_notes.state_keys, readable only by
- * the extension owner; these functions run as that owner.
+ * where purpose says what the token is for (a notes_delete confirmation, a
+ * cursor, ...) and exp = iat + its lifetime, both given by the caller of
+ * _seal and covered by the MAC; the claims (principal, method, argument
+ * digest, candidates, phase, ...) come from the caller too.  Extension 1.3
+ * sealed no purpose and always used mcp_notes.state_ttl as the lifetime
+ * (_seal_state); its tokens still open, and _open_sealed (SQL) reads their
+ * purpose and expiry as 1.3 did.  Keys live in mcp_notes.state_keys,
+ * readable only by the extension owner; these functions run as that owner.
  *
- * Opening never raises for a bad state: it reports which check failed, so
+ * Opening never raises for a bad token: it reports which check failed, so
  * the tool can turn it into a JSON-RPC error without a subtransaction.
- * Expiry, principal, method, arguments and phase are checked by the caller,
- * which knows what they must be.
+ * Purpose, expiry and principal are checked by _open_sealed, the rest by
+ * its callers, which know what they must be.
  */
 #include "postgres.h"
 
@@ -41,6 +47,7 @@
 #define STATE_MAX_LENGTH	16384	/* far above any state we issue */
 
 PG_FUNCTION_INFO_V1(mcp_notes_random_bytes);
+PG_FUNCTION_INFO_V1(mcp_notes_seal);
 PG_FUNCTION_INFO_V1(mcp_notes_seal_state);
 PG_FUNCTION_INFO_V1(mcp_notes_open_state);
 
@@ -227,11 +234,14 @@ mcp_notes_random_bytes(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(result);
 }
 
-/* _seal_state(claims jsonb) — a new state under the active key. */
-Datum
-mcp_notes_seal_state(PG_FUNCTION_ARGS)
+/*
+ * A new token under the active key: claims (a JSON object) valid for
+ * lifetime seconds; purpose, when not NULL, is a name that needs no JSON
+ * escaping (checked by the caller).
+ */
+static text *
+seal(Jsonb *claims, const char *purpose, int32 lifetime)
 {
-	Jsonb	   *claims = PG_GETARG_JSONB_P(0);
 	uint8		secret[STATE_KEY_BYTES];
 	uint8		nonce[STATE_NONCE_BYTES];
 	uint8		mac[PG_SHA256_DIGEST_LENGTH];
@@ -253,12 +263,13 @@ mcp_notes_seal_state(PG_FUNCTION_ARGS)
 	fill_random(nonce, sizeof(nonce));
 	now = (int64) timestamptz_to_time_t(GetCurrentTimestamp());
 
-	/* Every value spliced in here is base64url or an integer: no escaping needed. */
+	/* Every value spliced in here is base64url, an integer or a checked name: no escaping needed. */
 	initStringInfo(&payload);
-	appendStringInfo(&payload,
-					 "{\"nonce\":\"%s\",\"iat\":" INT64_FORMAT ",\"exp\":" INT64_FORMAT ",\"claims\":%s}",
-					 base64url_encode(nonce, sizeof(nonce)),
-					 now, now + mcpn_state_ttl,
+	appendStringInfo(&payload, "{\"nonce\":\"%s\",\"iat\":" INT64_FORMAT ",\"exp\":" INT64_FORMAT ",",
+					 base64url_encode(nonce, sizeof(nonce)), now, now + lifetime);
+	if (purpose != NULL)
+		appendStringInfo(&payload, "\"purpose\":\"%s\",", purpose);
+	appendStringInfo(&payload, "\"claims\":%s}",
 					 JsonbToCString(NULL, &claims->root, VARSIZE(claims)));
 
 	initStringInfo(&token);
@@ -268,7 +279,63 @@ mcp_notes_seal_state(PG_FUNCTION_ARGS)
 	explicit_bzero(secret, sizeof(secret));
 	appendStringInfo(&token, ".%s", base64url_encode(mac, sizeof(mac)));
 
-	PG_RETURN_TEXT_P(cstring_to_text_with_len(token.data, token.len));
+	return cstring_to_text_with_len(token.data, token.len);
+}
+
+/* A purpose is a lower-case name of 1 to 64 characters: [a-z][a-z0-9_]*. */
+static bool
+purpose_is_a_name(const char *p, int len)
+{
+	if (len < 1 || len > 64 || p[0] < 'a' || p[0] > 'z')
+		return false;
+	for (int i = 1; i < len; i++)
+	{
+		if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= '0' && p[i] <= '9') || p[i] == '_'))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * _seal(purpose text, claims jsonb, lifetime integer) — a new token for a
+ * purpose, valid lifetime seconds (NULL: mcp_notes.state_ttl).
+ */
+Datum
+mcp_notes_seal(PG_FUNCTION_ARGS)
+{
+	text	   *purpose;
+	int32		lifetime = PG_ARGISNULL(2) ? mcpn_state_ttl : PG_GETARG_INT32(2);
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("a sealed token needs a purpose and claims")));
+	purpose = PG_GETARG_TEXT_PP(0);
+	if (!purpose_is_a_name(VARDATA_ANY(purpose), VARSIZE_ANY_EXHDR(purpose)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid purpose of a sealed token"),
+				 errdetail("A purpose is 1 to 64 characters of a-z, 0-9 and _, beginning with a letter.")));
+	/* A retired key is pruned a day after it retires, so no token may outlive that. */
+	if (lifetime < 1 || lifetime > MCPN_STATE_TTL_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("lifetime of a sealed token out of range"),
+				 errdetail("A lifetime is 1 to %d seconds; this one is %d.", MCPN_STATE_TTL_MAX, lifetime)));
+	PG_RETURN_TEXT_P(seal(PG_GETARG_JSONB_P(1),
+						  text_to_cstring(purpose), lifetime));
+}
+
+/*
+ * _seal_state(claims jsonb) — 1.3's seal: no purpose, lifetime state_ttl.
+ * No SQL function of 1.4 is bound to it; the symbol stays so that the 1.3
+ * SQL keeps working between installing these binaries and ALTER EXTENSION
+ * UPDATE, and tests can make a 1.3 token.
+ */
+Datum
+mcp_notes_seal_state(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TEXT_P(seal(PG_GETARG_JSONB_P(0), NULL, mcpn_state_ttl));
 }
 
 /* A failure report {"ok": false, "reason": ..., "message": ...}; both are fixed ASCII. */
@@ -285,7 +352,8 @@ open_failure(const char *reason, const char *message)
  * _open_state(state text) — checks form, key and signature.
  *
  * Returns {"ok": true, "kid": n, "nonce": ..., "iat": ..., "exp": ...,
- * "claims": {...}} or {"ok": false, "reason": ..., "message": ...}.
+ * "purpose": ... (not in 1.3 tokens), "claims": {...}} or {"ok": false,
+ * "reason": ..., "message": ...}.
  */
 Datum
 mcp_notes_open_state(PG_FUNCTION_ARGS)

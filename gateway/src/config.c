@@ -89,6 +89,8 @@ static const struct setting settings[] = {
 	"N", "Attempts of one tools/call on serialization failure or deadlock (SQLSTATE 40001/40P01)."},
 	{"auth-cache-ms", "MCP_NOTES_AUTH_CACHE_MS", NULL, NULL, SET_INT, OFF(auth_cache_ms), "1000", 0, 60000,
 	"MS", "How long a token the database accepted is reused for tools/list and server/discover (never for tools/call); any change to the tokens table forgets it at once (LISTEN/NOTIFY). 0 = ask the database every time."},
+	{"audit-tick-ms", "MCP_NOTES_AUDIT_TICK_MS", NULL, NULL, SET_INT, OFF(audit_tick_ms), "5000", 0, 3600000,
+	"MS", "How often this gateway calls mcp_notes.audit_tick() (links committed audit rows into the hash chain, folds the note-version accounting) and logs the chain's head when it moved (event audit_head). 0 = never (then cron must call it)."},
 	{"metrics-listen", "MCP_NOTES_METRICS_LISTEN", NULL, NULL, SET_STRING, OFF(metrics_listen), "", 0, 0,
 	"HOST:PORT", "Address of a second listener serving GET /metrics (Prometheus text, no authentication: keep it on loopback or a private network); empty = no metrics."},
 	{"stdio", NULL, NULL, NULL, SET_FLAG, OFF(stdio), "0", 0, 1,
@@ -101,6 +103,8 @@ static const struct setting settings[] = {
 	"URL", "The endpoint's public URL as clients reach it (https://notes.example/mcp; http only on loopback): the OAuth resource of RFC 8707, served as Protected Resource Metadata at /.well-known/oauth-protected-resource[/PATH] and named in every 401; never derived from Host. It must equal the database's mcp_notes.oauth_resource. Empty = no metadata (operator tokens only)."},
 	{"authorization-servers", "MCP_NOTES_AUTHORIZATION_SERVERS", NULL, NULL, SET_STRING, OFF(authorization_servers), "", 0, 0,
 	"LIST", "Comma-separated issuer URLs the Protected Resource Metadata names (needed with --public-url); the database trusts only the issuers added with mcp_notes.add_oauth_issuer."},
+	{"max-listen-streams", "MCP_NOTES_MAX_LISTEN_STREAMS", NULL, NULL, SET_INT, OFF(max_listen_streams), "16", 0, 100000,
+	"N", "Streams of change notifications this gateway holds at once (subscriptions/listen, the 2025-era GET stream); each holds a worker thread, so keep it below --max-connections. More are refused (-32603, HTTP 200); 0 = none."},
 };
 
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))

@@ -42,12 +42,14 @@ struct gw_config
 	long		drain_timeout_ms;
 	long		tool_call_attempts;
 	long		auth_cache_ms;
+	long		audit_tick_ms;	/* 0: no audit_tick() thread (tick.c) */
 	char	   *metrics_listen;	/* empty: no /metrics listener */
 	long		stdio;			/* --stdio: 0 or 1 */
 	long		legacy_session_ttl;
 	long		legacy_wait_ms;
 	char	   *public_url;		/* --public-url: the OAuth resource; empty = no metadata */
 	char	   *authorization_servers;	/* --authorization-servers: issuers for the metadata */
+	long		max_listen_streams;
 
 	/* derived by config_load() */
 	struct sockaddr_storage listen_addr;

@@ -41,3 +41,9 @@ endpoint_delete(const struct mcp_headers *h, bool may_block, struct mcp_reply *r
 {
 	legacy_delete(h, may_block, r);
 }
+
+void
+endpoint_get(const struct mcp_headers *h, bool may_block, struct mcp_reply *r)
+{
+	legacy_get(h, may_block, r);
+}

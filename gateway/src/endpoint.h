@@ -30,4 +30,7 @@ extern void endpoint_route(json_object *root, const struct mcp_headers *h, bool 
 /* DELETE /mcp */
 extern void endpoint_delete(const struct mcp_headers *h, bool may_block, struct mcp_reply *r);
 
+/* GET /mcp (the 2025 era's session stream) */
+extern void endpoint_get(const struct mcp_headers *h, bool may_block, struct mcp_reply *r);
+
 #endif							/* GW_ENDPOINT_H */

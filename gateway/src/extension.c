@@ -51,6 +51,9 @@ struct features
 {
 	char	  **methods;
 	size_t		n_methods;
+	char	  **era_methods[2];	/* modernMethods, legacyMethods (NULL-ended; extension 1.4 and later) */
+	char	   *change_channel;	/* subscriptions.changeChannel, or NULL */
+	char	   *stream_channel;	/* subscriptions.streamChannel, or NULL */
 	struct public_result publics[MAX_PUBLIC];
 	size_t		n_publics;
 	char	   *discover;
@@ -74,6 +77,14 @@ features_free(struct features *f)
 	for (size_t i = 0; i < f->n_methods; i++)
 		free(f->methods[i]);
 	free(f->methods);
+	for (int e = 0; e < 2; e++)
+	{
+		for (size_t i = 0; f->era_methods[e] && f->era_methods[e][i]; i++)
+			free(f->era_methods[e][i]);
+		free(f->era_methods[e]);
+	}
+	free(f->change_channel);
+	free(f->stream_channel);
 	for (size_t i = 0; i < f->n_publics; i++)
 	{
 		free(f->publics[i].method);
@@ -136,6 +147,47 @@ read_methods(json_object *root, struct features *f)
 	return NULL;
 }
 
+/* modernMethods / legacyMethods (optional: before 1.4 every method is of both eras) */
+static const char *
+read_era_methods(json_object *root, const char *key, char ***out)
+{
+	json_object *methods = member(root, key, json_type_array);
+	size_t		n = methods ? json_object_array_length(methods) : 0;
+
+	if (methods == NULL)
+		return NULL;
+	if ((*out = calloc(n + 1, sizeof(char *))) == NULL)
+		return "out of memory";
+	for (size_t i = 0; i < n; i++)
+	{
+		json_object *m = json_object_array_get_idx(methods, i);
+
+		if (!json_object_is_type(m, json_type_string))
+			return "features().modernMethods or legacyMethods holds a value that is not a string";
+		if (((*out)[i] = strdup(json_object_get_string(m))) == NULL)
+			return "out of memory";
+	}
+	return NULL;
+}
+
+/* subscriptions: the channels of the change feed and of the listen streams (optional) */
+static const char *
+read_channels(json_object *root, struct features *f)
+{
+	json_object *subs = member(root, "subscriptions", json_type_object);
+	json_object *v;
+
+	if (subs == NULL)
+		return NULL;
+	if ((v = member(subs, "changeChannel", json_type_string)) != NULL &&
+		(f->change_channel = strdup(json_object_get_string(v))) == NULL)
+		return "out of memory";
+	if ((v = member(subs, "streamChannel", json_type_string)) != NULL &&
+		(f->stream_channel = strdup(json_object_get_string(v))) == NULL)
+		return "out of memory";
+	return NULL;
+}
+
 static const char *
 read_publics(json_object *root, struct features *f)
 {
@@ -183,19 +235,51 @@ read_internal(json_object *root, struct features *f)
 	return NULL;
 }
 
+/*
+ * features().capabilities with gatewayCapabilities merged in, one level
+ * deep: what the extension can do only through a gateway that holds
+ * streams (resources.subscribe) or carries log levels (logging).  This
+ * gateway serves both, so it advertises both; gateways before 2.2.0 ignore
+ * the member and advertise neither.
+ */
+static json_object *
+merged_capabilities(json_object *root)
+{
+	json_object *caps = member(root, "capabilities", json_type_object);
+	json_object *extra = member(root, "gatewayCapabilities", json_type_object);
+	json_object *out = NULL;
+
+	if (caps == NULL || json_object_deep_copy(caps, &out, NULL) != 0)
+		out = json_object_new_object();
+	if (extra == NULL)
+		return out;
+	json_object_object_foreach(extra, key, val)
+	{
+		json_object *have = member(out, key, json_type_object);
+
+		if (have && json_object_is_type(val, json_type_object))
+		{
+			json_object_object_foreach(val, k2, v2)
+				json_object_object_add(have, k2, json_object_get(v2));
+		}
+		else
+			json_object_object_add(out, key, json_object_get(val));
+	}
+	return out;
+}
+
 /* server/discover: the gateway's fields plus features().capabilities and instructions */
 static const char *
 build_discover(json_object *root, struct features *f)
 {
 	json_object *result = json_object_new_object();
 	json_object *versions = json_object_new_array();
-	json_object *caps = member(root, "capabilities", json_type_object);
 	json_object *instructions = member(root, "instructions", json_type_string);
 
 	json_object_object_add(result, "resultType", json_object_new_string("complete"));
 	json_object_array_add(versions, json_object_new_string(GW_PROTOCOL_VERSION));
 	json_object_object_add(result, "supportedVersions", versions);
-	json_object_object_add(result, "capabilities", caps ? json_object_get(caps) : json_object_new_object());
+	json_object_object_add(result, "capabilities", merged_capabilities(root));
 	json_object_object_add(result, "ttlMs", json_object_new_int(DISCOVER_TTL_MS));
 	json_object_object_add(result, "cacheScope", json_object_new_string("public"));
 	if (instructions)
@@ -227,6 +311,12 @@ parse_features(const char *text, struct features *f, char *why, size_t n)
 	}
 	if (bad == NULL)
 		bad = read_methods(root, f);
+	if (bad == NULL)
+		bad = read_era_methods(root, "modernMethods", &f->era_methods[0]);
+	if (bad == NULL)
+		bad = read_era_methods(root, "legacyMethods", &f->era_methods[1]);
+	if (bad == NULL)
+		bad = read_channels(root, f);
 	if (bad == NULL)
 		bad = read_publics(root, f);
 	if (bad == NULL && (v = member(root, "publicResults", json_type_object)) != NULL)
@@ -403,6 +493,32 @@ features_method_known(const char *method)
 		if (strcmp(current.methods[i], method) == 0)
 			return true;
 	return false;
+}
+
+bool
+features_era_method_known(const char *method, bool legacy)
+{
+	char	  **list;
+
+	if (features_method_known(method))
+		return strcmp(method, "server/discover") != 0 || !legacy;
+	list = current.era_methods[legacy ? 1 : 0];
+	for (size_t i = 0; list && list[i]; i++)
+		if (strcmp(list[i], method) == 0)
+			return true;
+	return false;
+}
+
+const char *
+features_change_channel(void)
+{
+	return features_ready() ? current.change_channel : NULL;
+}
+
+const char *
+features_stream_channel(void)
+{
+	return features_ready() ? current.stream_channel : NULL;
 }
 
 const char *

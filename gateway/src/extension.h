@@ -34,6 +34,18 @@ extern enum outcome_kind features_ensure(struct db_error *err);
 extern bool features_method_known(const char *method);
 
 /*
+ * method is routed in that era (features_ready() only): features().methods
+ * (both eras; server/discover in the modern one) or the era's own list,
+ * modernMethods (subscriptions/listen) or legacyMethods (ping,
+ * logging/setLevel, resources/subscribe, resources/unsubscribe).
+ */
+extern bool features_era_method_known(const char *method, bool legacy);
+
+/* features().subscriptions.changeChannel / streamChannel, or NULL */
+extern const char *features_change_channel(void);
+extern const char *features_stream_channel(void);
+
+/*
  * The serialized result for a features().publicResults method (with
  * resultType and _meta.serverInfo), or NULL when method has none.
  */

@@ -106,6 +106,7 @@ struct req_ctx
 	bool		close_after;	/* send Connection: close with the answer */
 	bool		is_delete;		/* DELETE /mcp: the legacy era's end of a session */
 	const char *metadata;		/* ROUTE_PRM: the document (prm.c's, static) */
+	bool		is_get;			/* GET /mcp: the legacy era's session stream */
 	const char *forwarded_for;	/* the last X-Forwarded-For line, for clientaddr_resolve() */
 	char		peer[GW_ADDR_TEXT];	/* the client address: the TCP peer or, behind a trusted proxy, its last hop */
 	char		proxy[GW_ADDR_TEXT];	/* the trusted proxy that named peer, or "" */
@@ -603,7 +604,7 @@ answer_mcp(struct MHD_Connection *conn, struct req_ctx *rc)
 {
 	struct mcp_reply *r = &rc->reply;
 	struct resp_extra x = {.ctype = r->content_type, .www_auth = r->www_authenticate,
-		.retry_after = r->retry_after, .session_id = r->session_id};
+		.retry_after = r->retry_after, .session_id = r->session_id, .allow = r->allow};
 	enum MHD_Result ret;
 
 	if (r->producer.cls)
@@ -621,6 +622,8 @@ process_mcp(struct MHD_Connection *conn, struct req_ctx *rc)
 {
 	if (rc->is_delete)
 		endpoint_delete(&rc->mh, false, &rc->reply);
+	else if (rc->is_get)
+		endpoint_get(&rc->mh, false, &rc->reply);
 	else
 		endpoint_process(rc->body ? rc->body : "", rc->len, &rc->mh, false, &rc->reply);
 	if (rc->reply.needs_database)
@@ -693,10 +696,15 @@ begin_request(struct MHD_Connection *conn, struct req_ctx *rc)
 		rc->is_delete = true;	/* no body is read for it */
 		return MHD_YES;
 	}
+	if (strcmp(rc->method, "GET") == 0)
+	{
+		rc->is_get = true;		/* the 2025 era's session stream; no body */
+		return MHD_YES;
+	}
 	if (strcmp(rc->method, "POST") != 0)
 		return reject(conn, rc, MHD_HTTP_METHOD_NOT_ALLOWED,
-					  "Method Not Allowed: the MCP endpoint accepts POST (and DELETE to end a 2025-era session)",
-					  "POST, DELETE");
+					  "Method Not Allowed: the MCP endpoint accepts POST (and GET and DELETE for a 2025-era session)",
+					  "GET, POST, DELETE");
 	if (!content_type_ok(rc->content_type, rc->n_content_type))
 		return reject(conn, rc, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
 					  "Unsupported Media Type: Content-Type must be application/json", NULL);

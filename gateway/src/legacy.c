@@ -29,8 +29,10 @@
 #include "legacystream.h"
 #include "legacywire.h"
 #include "log.h"
+#include "loglevel.h"
 #include "text.h"
 #include "version.h"
+#include "watchstream.h"
 
 /* one legacy request while it is checked and answered */
 struct lreq
@@ -154,6 +156,8 @@ call_handle(struct lreq *q, struct mcp_reply *r, json_object *request, struct le
 	struct db_error err = {0};
 	bool		ok = false;
 
+	/* freed below on every failure, also when the statement itself failed */
+	memset(out, 0, sizeof(*out));
 	if (body == NULL)
 		mcp_reply_internal(r, q->m.id, "out of memory");
 	else if (fileops_handle(gw_cfg.insecure_dev_principal != NULL, q->credential, body, &text, &r->log.retries, &err) != OUT_OK)
@@ -300,6 +304,8 @@ session_request(struct lreq *q)
 		json_object_object_add(o, "session", json_object_new_string(q->session_id));
 	if (!q->local)
 		json_object_object_add(o, "inputWaitMs", json_object_new_int64(gw_cfg.legacy_wait_ms + 5000));
+	else if (q->local->log_level[0])
+		json_object_object_add(o, "logLevel", json_object_new_string(q->local->log_level));
 	return o;
 }
 
@@ -355,7 +361,23 @@ call_method(struct lreq *q, struct mcp_reply *r)
 	json_object_put(request);
 }
 
-/* a request inside a session: ping, a method features() lists, or -32601 */
+/* stdio: logging/setLevel of the process's one session, kept in memory; exactly {} */
+static void
+set_local_level(struct lreq *q, struct mcp_reply *r)
+{
+	json_object *level = param(q, "level", json_type_string);
+
+	if (level == NULL || !log_level_known(json_object_get_string(level)))
+	{
+		mcp_reply_error(r, q->m.id, OUT_INVALID_PARAMS, "Invalid params: level must be one of debug, info, "
+						"notice, warning, error, critical, alert, emergency", NULL);
+		return;
+	}
+	str_copy(q->local->log_level, sizeof(q->local->log_level), json_object_get_string(level));
+	reply_message(r, 200, legacy_result(q->m.id, json_object_new_object()));
+}
+
+/* a request inside a session: a method of features() for this era (legacyMethods too), or -32601 */
 static void
 serve_request(struct lreq *q, struct mcp_reply *r)
 {
@@ -375,8 +397,9 @@ serve_request(struct lreq *q, struct mcp_reply *r)
 		return;
 	if (q->local && strcmp(q->m.method, "ping") == 0)
 		reply_message(r, 200, legacy_result(q->m.id, json_object_new_object()));
-	else if (strcmp(q->m.method, "ping") == 0 ||
-			 (strcmp(q->m.method, "server/discover") != 0 && features_method_known(q->m.method)))
+	else if (q->local && strcmp(q->m.method, "logging/setLevel") == 0)
+		set_local_level(q, r);
+	else if (features_era_method_known(q->m.method, true))
 		call_method(q, r);
 	else
 	{
@@ -438,6 +461,77 @@ serve_response(struct lreq *q, struct mcp_reply *r)
 	params = json_object_new_object();
 	json_object_object_add(params, "response", json_object_get(q->root));
 	call_internal(q, r, "mcp_notes/pending/answer", params, 202);
+}
+
+/* a GET stream cannot be held (this gateway's cap, the principal's): 405, which 2025-era clients accept */
+static void
+no_stream(struct mcp_reply *r)
+{
+	r->http_status = 405;
+	r->allow = "POST, DELETE";
+	str_copy(r->log.reason, sizeof(r->log.reason), "stream_limit");
+}
+
+/* the outcome of mcp_notes/listen/open -> the stream, or the error */
+static void
+open_get_stream(struct lreq *q, struct mcp_reply *r, const char *text)
+{
+	json_object *answer = text ? json_tokener_parse(text) : NULL;
+	json_object *v = NULL;
+	json_object *kind = NULL;
+
+	if (json_object_object_get_ex(answer, "stream", &v))
+	{
+		r->producer = watch_stream_producer(v, NULL, gw_cfg.insecure_dev_principal != NULL, q->credential,
+											q->session_id);
+		if (r->producer.cls == NULL)
+			mcp_reply_internal(r, NULL, "the stream could not be opened");
+	}
+	else if (json_object_object_get_ex(answer, "error", &v) && json_object_object_get_ex(v, "kind", &kind) &&
+			 strcmp(json_object_get_string(kind), "stream_limit") == 0)
+		no_stream(r);
+	else if (v)
+		mcp_reply_extension_error(r, NULL, v);
+	else
+		mcp_reply_internal(r, NULL, "handle() returned neither stream nor error");
+	json_object_put(answer);
+}
+
+/* GET /mcp: the session's stream of resources/updated for what it subscribed to */
+static void
+serve_get(struct lreq *q, struct mcp_reply *r)
+{
+	json_object *request;
+	char	   *body;
+	char	   *text = NULL;
+	struct db_error err = {0};
+
+	if (!take_session_id(q, r, OUT_INVALID_REQUEST) || !take_credential(q, r))
+		return;
+	if (!q->may_block)
+	{
+		r->needs_database = true;
+		return;
+	}
+	if (!features_for_legacy(q, r))
+		return;
+	if (!watch_stream_room())
+	{
+		no_stream(r);
+		return;
+	}
+	request = request_object(q, "mcp_notes/listen/open", json_object_new_object());
+	json_object_object_add(request, "streamable", json_object_new_boolean(1));
+	body = jsonrpc_serialize(request);
+	json_object_put(request);
+	if (body == NULL)
+		mcp_reply_internal(r, NULL, "out of memory");
+	else if (db_handle(gw_cfg.insecure_dev_principal != NULL, q->credential, body, &text, &r->log.retries, &err) != OUT_OK)
+		mcp_reply_db_error(r, NULL, &err);
+	else
+		open_get_stream(q, r, text);
+	free(body);
+	free(text);
 }
 
 static void
@@ -509,4 +603,16 @@ legacy_delete(const struct mcp_headers *h, bool may_block, struct mcp_reply *r)
 	r->era = ERA_WIRE_LEGACY;
 	str_copy(r->log.rpc_method, sizeof(r->log.rpc_method), "(delete session)");
 	serve(&q, r, serve_delete);
+}
+
+void
+legacy_get(const struct mcp_headers *h, bool may_block, struct mcp_reply *r)
+{
+	struct lreq q = {.h = h, .may_block = may_block};
+
+	memset(r, 0, sizeof(*r));
+	r->http_status = 200;
+	r->era = ERA_WIRE_LEGACY;
+	str_copy(r->log.rpc_method, sizeof(r->log.rpc_method), "(session stream)");
+	serve(&q, r, serve_get);
 }

@@ -25,6 +25,7 @@ struct legacy_local
 {
 	bool		initialized;
 	char		version[32];
+	char		log_level[16];	/* logging/setLevel, "" = none set */
 	json_object *caps;			/* what initialize declared */
 	json_object *info;
 	const struct legacy_asker *asker;	/* server requests on stdout, answers from stdin */
@@ -42,5 +43,8 @@ extern void legacy_process(json_object *root, const struct mcp_headers *h, bool 
 
 /* DELETE /mcp: end the session named by Mcp-Session-Id. */
 extern void legacy_delete(const struct mcp_headers *h, bool may_block, struct mcp_reply *r);
+
+/* GET /mcp: the stream of the session named by Mcp-Session-Id (watchstream.h), or 405. */
+extern void legacy_get(const struct mcp_headers *h, bool may_block, struct mcp_reply *r);
 
 #endif							/* GW_LEGACY_H */

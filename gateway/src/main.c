@@ -31,11 +31,13 @@
 #include "fileops.h"
 #include "legacystream.h"
 #include "notify.h"
+#include "tick.h"
 #include "metrics.h"
 #include "work.h"
 #include "prm.h"
 #include "stdiomcp.h"
 #include "tokencache.h"
+#include "watchstream.h"
 
 static int
 wait_signal(const sigset_t *set, int timeout_ms)
@@ -92,13 +94,21 @@ start(void)
 												  work_stats, features_extension_version}) != 0)
 		return -1;
 	/* the one LISTEN connection: its subscribers first (notify.h) */
-	if (tokencache_start() != 0 || legacy_stream_init() != 0 || fileops_init() != 0 || notify_start() != 0)
+	mcp_set_listen_hooks(&(struct mcp_listen_hooks) {watch_stream_producer, watch_stream_room});
+	if (tokencache_start() != 0 || legacy_stream_init() != 0 || fileops_init() != 0 || watch_stream_init() != 0 ||
+		notify_start() != 0)
 	{
 		log_event(GW_LOG_ERROR, "startup", "cannot start the LISTEN connection (token cache, 2025-era answers, file operations)");
 		return -1;
 	}
+	if (tick_start() != 0)
+	{
+		log_event(GW_LOG_ERROR, "startup", "cannot start the audit tick thread");
+		return -1;
+	}
 	if (http_start() != 0)
 	{
+		tick_stop();
 		notify_stop();
 		tokencache_stop();
 		db_close();
@@ -118,6 +128,7 @@ drain(const sigset_t *set, int sig)
 			  sig, http_inflight(), gw_cfg.drain_timeout_ms);
 	http_begin_drain();
 	legacy_stream_drain();		/* waiting 2025-era streams end now */
+	watch_stream_drain();		/* listen streams get their final result */
 	while (!(idle = http_wait_idle(0)) && waited < (double) gw_cfg.drain_timeout_ms)
 	{
 		int			step = 50;
@@ -196,6 +207,7 @@ main(int argc, char **argv)
 	db_shutdown_begin();
 	legacy_stream_drain();
 	http_stop();
+	tick_stop();
 	notify_stop();
 	tokencache_stop();
 	db_close();

@@ -32,6 +32,7 @@
 #include "extension.h"
 #include "jsonrpc.h"
 #include "log.h"
+#include "loglevel.h"
 #include "outcome.h"
 #include "paramheaders.h"
 #include "prm.h"
@@ -56,6 +57,8 @@ struct request
 	const struct mcp_headers *h;	/* outlives a deferred request (http.c's request context) */
 	int			next;			/* the stage to run (process_request) */
 };
+
+static struct mcp_listen_hooks listen_hooks;	/* set once at startup, before any request */
 
 /* ---------- replies ---------- */
 
@@ -264,6 +267,14 @@ check_meta(struct request *q, struct mcp_reply *r)
 					  "Invalid params: _meta[\"" META_CLIENT_CAPS "\"] must be an object", NULL);
 		return false;
 	}
+	/* the deprecated per-request log level: optional, one of the eight names (SEP-2577) */
+	if (json_object_object_get_ex(q->meta, META_LOG_LEVEL, &v) &&
+		(!json_object_is_type(v, json_type_string) || !log_level_known(json_object_get_string(v))))
+	{
+		reply_outcome(r, q->m.id, OUT_INVALID_META, "Invalid params: _meta[\"" META_LOG_LEVEL "\"] must be "
+					  "one of debug, info, notice, warning, error, critical, alert, emergency", NULL);
+		return false;
+	}
 	return true;
 }
 
@@ -394,7 +405,7 @@ check_method(struct request *q, struct mcp_reply *r)
 			return false;
 		}
 	}
-	if (features_method_known(q->m.method))
+	if (features_era_method_known(q->m.method, false))
 		return true;
 	snprintf(msg, sizeof(msg), "Method not found: %.100s", q->m.method);
 	reply_outcome(r, q->m.id, OUT_METHOD_NOT_FOUND, msg, NULL);
@@ -532,6 +543,8 @@ mcp_request_object(const char *method, json_object *params, json_object *meta, j
 	if (meta && json_object_object_get_ex(meta, "progressToken", &v) &&
 		(json_object_is_type(v, json_type_string) || json_object_is_type(v, json_type_int)))
 		json_object_object_add(o, "progressToken", json_object_get(v));
+	if (meta && json_object_object_get_ex(meta, META_LOG_LEVEL, &v) && json_object_is_type(v, json_type_string))
+		json_object_object_add(o, "logLevel", json_object_get(v));
 	if (id)
 		json_object_object_add(o, "requestId", json_object_get(id));
 	json_object_object_add(o, "gatewayId", json_object_new_string(gw_cfg.gateway_id));
@@ -550,6 +563,9 @@ request_object(struct request *q)
 	json_object_object_get_ex(q->meta, META_CLIENT_CAPS, &caps);
 	json_object_object_get_ex(q->meta, META_CLIENT_INFO, &info);
 	o = mcp_request_object(q->m.method, q->m.params, q->meta, caps, info, q->m.id);
+	/* this gateway holds streams over HTTP (not on stdio, not without the hooks) */
+	if (strcmp(q->m.method, "subscriptions/listen") == 0 && q->h && !q->h->stdio && listen_hooks.producer)
+		json_object_object_add(o, "streamable", json_object_new_boolean(1));
 	text = jsonrpc_serialize(o);
 	json_object_put(o);
 	return text;
@@ -638,12 +654,48 @@ mcp_reply_with_notifications(struct mcp_reply *r, json_object *notifications)
 	free(events);
 }
 
+void
+mcp_set_listen_hooks(const struct mcp_listen_hooks *hooks)
+{
+	listen_hooks = *hooks;
+}
+
+/* {"stream": {...}}: the extension opened a listen stream; the reply is its producer */
+static void
+open_stream(struct request *q, struct mcp_reply *r, json_object *stream)
+{
+	if (listen_hooks.producer)
+		r->producer = listen_hooks.producer(stream, q->m.id, gw_cfg.insecure_dev_principal != NULL,
+											q->credential, NULL);
+	if (r->producer.cls == NULL)
+		reply_internal(r, q->m.id, "the stream could not be opened");
+	else
+		r->http_status = 200;
+}
+
+/* the notifications of a result, but log messages below the request's level (all without one) */
+static void
+add_notifications(struct request *q, struct mcp_reply *r, json_object *notifications)
+{
+	json_object *level = NULL;
+	json_object *kept;
+
+	if (!json_object_is_type(notifications, json_type_array) || json_object_array_length(notifications) == 0)
+		return;
+	json_object_object_get_ex(q->meta, META_LOG_LEVEL, &level);
+	kept = log_level_filter(notifications, level ? json_object_get_string(level) : NULL);
+	if (kept)
+		mcp_reply_with_notifications(r, kept);
+	json_object_put(kept);
+}
+
 /* the outcome object handle() returned (text) -> the reply */
 static void
-copy_outcome(struct mcp_reply *r, json_object *id, const char *text)
+copy_outcome(struct request *q, struct mcp_reply *r, const char *text)
 {
 	json_tokener *tok = json_tokener_new_ex(128);
 	json_object *answer = NULL;
+	json_object *id = q->m.id;
 	json_object *v;
 
 	if (text && tok)
@@ -654,10 +706,11 @@ copy_outcome(struct mcp_reply *r, json_object *id, const char *text)
 	else if (json_object_object_get_ex(answer, "result", &v) && json_object_is_type(v, json_type_object))
 	{
 		reply_result(r, id, json_object_get(v));
-		if (r->body && json_object_object_get_ex(answer, "notifications", &v) &&
-			json_object_is_type(v, json_type_array) && json_object_array_length(v) > 0)
-			mcp_reply_with_notifications(r, v);
+		if (r->body && json_object_object_get_ex(answer, "notifications", &v))
+			add_notifications(q, r, v);
 	}
+	else if (json_object_object_get_ex(answer, "stream", &v) && json_object_is_type(v, json_type_object))
+		open_stream(q, r, v);
 	else if (json_object_object_get_ex(answer, "error", &v) && json_object_is_type(v, json_type_object))
 		copy_error(r, id, v);
 	else
@@ -678,10 +731,17 @@ call_handle(struct request *q, struct mcp_reply *r)
 		reply_internal(r, q->m.id, "out of memory building the request object");
 		return;
 	}
+	if (strcmp(q->m.method, "subscriptions/listen") == 0 && listen_hooks.room && !listen_hooks.room())
+	{
+		free(request);
+		reply_outcome(r, q->m.id, OUT_STREAM_LIMIT, "Too many open streams on this gateway: close one and "
+					  "listen again (or through another gateway)", NULL);
+		return;
+	}
 	if (fileops_handle(gw_cfg.insecure_dev_principal != NULL, q->credential, request, &text, &r->log.retries, &err) != OUT_OK)
 		reply_db_error(r, q->m.id, &err);
 	else
-		copy_outcome(r, q->m.id, text);
+		copy_outcome(q, r, text);
 	free(request);
 	free(text);
 }

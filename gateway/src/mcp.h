@@ -31,6 +31,20 @@ struct reply_producer
 };
 
 /*
+ * What holds streams of change notifications (watchstream.c; main.c sets
+ * it at startup, so mcp.c links without it).  Without hooks
+ * subscriptions/listen is refused by the extension as not streamable.
+ */
+struct mcp_listen_hooks
+{
+	struct reply_producer (*producer) (json_object *stream, json_object *rpc_id, bool dev,
+									   const char *credential, const char *session);
+	bool		(*room) (void);
+};
+
+extern void mcp_set_listen_hooks(const struct mcp_listen_hooks *hooks);
+
+/*
  * A request checked on an event thread and left for a worker
  * (needs_database): resume() runs the rest on the parsed, checked request
  * and frees state; discard() frees it when no worker will.
@@ -68,6 +82,7 @@ struct mcp_reply
 	const char *content_type;	/* static; NULL = application/json */
 	const char *www_authenticate;	/* NULL, or challenge below */
 	char		challenge[512];
+	const char *allow;			/* static Allow header (a 405), or NULL */
 	bool		retry_after;	/* add Retry-After: 1 */
 
 	/* for the request log line, kept apart from what is sent (never secrets) */

@@ -47,6 +47,9 @@ static const struct outcome table[N_OUTCOMES] = {
 	[OUT_SESSION_REQUIRED] = {"session_required", 400, RPC_INVALID_PARAMS, false, NULL,
 	"Invalid params: params._meta is required (MCP 2026-07-28), or the Mcp-Session-Id "
 	"header of a session opened by initialize (MCP 2025-11-25 and older)", false, NULL, 0, 0},
+	/* in-band, as the official TypeScript SDK answers a listen over its limit */
+	[OUT_STREAM_LIMIT] = {"stream_limit", 200, RPC_INTERNAL_ERROR, false, NULL,
+	"Too many open streams: close one and listen again", true, NULL, 0, 0},
 	[OUT_DATABASE_UNAVAILABLE] = {"database_unavailable", 503, RPC_INTERNAL_ERROR, true, NULL,
 	"Database unavailable; try again later", false, NULL, 0, 0},
 	[OUT_DATABASE_BUSY] = {"database_busy", 503, RPC_INTERNAL_ERROR, true, NULL,

@@ -33,6 +33,7 @@ enum outcome_kind
 	OUT_NO_PENDING_REQUEST,
 	OUT_INPUT_PENDING,			/* a retry came before the client answered: the waiter waits on */
 	OUT_SESSION_REQUIRED,		/* (gateway) a 2025-era request without Mcp-Session-Id */
+	OUT_STREAM_LIMIT,			/* too many open streams (per principal, or on this gateway) */
 	/* the database connection (SQLSTATE, pool) */
 	OUT_DATABASE_UNAVAILABLE,
 	OUT_DATABASE_BUSY,

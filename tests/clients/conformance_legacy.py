@@ -7,13 +7,16 @@ tokens only (no development principal), so the suite talks to an HAProxy on
 loopback that adds `Authorization: Bearer TOKEN` to every request and passes
 everything else (SSE streams included) through unchanged.
 The suite's fixture tools, resources and prompts come from
-sql/conformance-fixture.sql, loaded as superuser when the file exists;
+share/conformance-fixture.sql, loaded as superuser when the file exists;
 without it the scenarios that need a fixture fail (and say why).
 
-One test line per scenario, `conformance-2025-11-25.SCENARIO`; a scenario
-passes when none of its checks is a FAILURE.  The scenarios below exercise
-optional features the server does not offer; they are run, listed with their
-result on stderr, and not counted.
+One test line per scenario the suite scores, `conformance-2025-11-25.SCENARIO`:
+the `server:` list of the pinned package's requirements/2025-11-25.yaml (30
+scenarios, logging and resource subscriptions among them); a scenario passes
+when none of its checks is a FAILURE, and a scored scenario the suite
+produced no result for fails.  What the suite runs beyond that list (e.g.
+server-session-lifecycle, which the file does not score) is listed with its
+result on stderr and not counted, as the suite counts it.
 """
 import json
 import pathlib
@@ -30,19 +33,20 @@ if str(ROOT) not in sys.path:
 from tests.e2e.harness import Database, Gateway, wait_until  # noqa: E402
 from tests.reliability.stack import HAPROXY, HAProxy, free_port  # noqa: E402
 
-FIXTURE = ROOT / "sql" / "conformance-fixture.sql"
+FIXTURE = ROOT / "share" / "conformance-fixture.sql"
 CONFORMANCE = ROOT / "tests" / "node" / "node_modules" / ".bin" / "conformance"
 SPEC = "2025-11-25"
 PREFIX = f"conformance-{SPEC}"
 
-# Optional server features mcp_notes does not declare (no `logging`, no
-# resource subscriptions): what these scenarios check is not applicable.
-NOT_APPLICABLE = {
-    "logging-set-level": "the server declares no logging capability",
-    "tools-call-with-logging": "the server declares no logging capability",
-    "resources-subscribe": "the server declares no resources.subscribe capability",
-    "resources-unsubscribe": "the server declares no resources.subscribe capability",
-}
+REQUIREMENTS = ROOT / "tests" / "node" / "node_modules" / "@modelcontextprotocol" / "conformance" / "requirements"
+
+
+def scored_scenarios():
+    """The `server:` list of the frozen 2025-11-25 requirement set the package ships."""
+    text = (REQUIREMENTS / f"{SPEC}.yaml").read_text()
+    block = re.search(r"^server:\n((?:  - .*\n)+)", text, re.M)
+    return [line.strip()[2:] for line in block.group(1).splitlines()]
+
 
 RESULT_DIR = re.compile(r"^server-(.+)-\d{4}-\d\d-\d\dT[\d-]+Z$")
 
@@ -107,19 +111,20 @@ def run_legacy_conformance(node, report, wanted, note, run_node):
             report(f"{PREFIX}.run", f"the suite produced no results (rc {rc}): {out[-300:]} {err[-300:]}")
             return
         fixture_note = "" if FIXTURE.exists() else f" (no {FIXTURE.relative_to(ROOT)}: the suite's fixtures are missing)"
+        scored = scored_scenarios()
         counted = passed = 0
-        for scenario, failed in results.items():
+        for scenario in scored:
             name = f"{PREFIX}.{scenario}"
-            if scenario in NOT_APPLICABLE:
-                note(f"{name}: {'passes' if not failed else 'fails'}, not counted: {NOT_APPLICABLE[scenario]}")
-                continue
             if not wanted(name) and not wanted(PREFIX):
                 continue
+            failed = results.get(scenario, ["the suite produced no result for it"])
             counted += 1
             passed += not failed
             report(name, None if not failed else "; ".join(failed) + fixture_note)
-        note(f"{PREFIX}: {passed} of {counted} applicable scenarios pass"
-             f" ({len(NOT_APPLICABLE)} not applicable){fixture_note}")
+        for scenario, failed in results.items():
+            if scenario not in scored:
+                note(f"{PREFIX}.{scenario}: {'passes' if not failed else 'fails'}, not scored by {SPEC}")
+        note(f"{PREFIX}: {passed} of {counted} scored server scenarios pass{fixture_note}")
     finally:
         if proxy:
             proxy.stop()

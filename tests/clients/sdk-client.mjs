@@ -8,7 +8,8 @@
 // CONFIG: {client: "v2" | "v1", mode: "default" | "auto" | "pinned" (v2),
 //          transport: "http" | "stdio", url, token, gateway, conninfo,
 //          workspaceUri, accept, decline, cancel (note titles), noteId (a note
-//          the read/update tools use), createUri}
+//          the read/update tools use), createUri, watchUri + watchNoteId (a
+//          note the watch flow listens to, HTTP only)}
 //
 // The packages are imported by path from tests/node/node_modules, where
 // scripts/install-node puts them (Node resolves bare names only upwards from
@@ -169,6 +170,40 @@ async function surfaceCall(client, name, created) {
     return sc;
 }
 
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Change notifications: a 2026 connection listens (subscriptions/listen), a
+// 2025 one subscribes (resources/subscribe, delivered on its GET stream);
+// then the note is updated through the same client and the update must come.
+async function watchFlow(client, era) {
+    const uri = config.watchUri;
+    let resolveUpdate;
+    const updated = new Promise((resolve) => { resolveUpdate = resolve; });
+    const handler = (n) => { if (n.params?.uri === uri) resolveUpdate(n.params.uri); };
+    let subscription = null;
+    if (config.client === 'v1') {
+        const { ResourceUpdatedNotificationSchema } = await load('sdk/dist/esm/types.js');
+        client.setNotificationHandler(ResourceUpdatedNotificationSchema, handler);
+    } else
+        client.setNotificationHandler('notifications/resources/updated', handler);
+    if (era === 'modern')
+        subscription = await client.listen({ resourceSubscriptions: [uri] }, { timeout: TIMEOUT_MS });
+    else {
+        await client.subscribeResource({ uri }, { timeout: TIMEOUT_MS });
+        await sleep(1000);      // the session's GET stream takes the subscription up
+    }
+    const started = Date.now();
+    await client.callTool({ name: 'notes_update', arguments: { workspaceUri: config.workspaceUri,
+                                                              noteId: config.watchNoteId, body: 'changed while watched' } },
+                          undefined, { timeout: TIMEOUT_MS });
+    const got = await Promise.race([updated, sleep(TIMEOUT_MS).then(() => null)]);
+    const ms = Date.now() - started;
+    await subscription?.close();
+    if (got === null)
+        throw new Error(`no notifications/resources/updated for ${uri} within ${TIMEOUT_MS} ms`);
+    return { uri: got, ms, honoredFilter: subscription?.honoredFilter ?? null };
+}
+
 async function main() {
     const out = { client: config.client, mode: config.mode ?? null, transport: config.transport, flows: {} };
     let connection;
@@ -202,6 +237,8 @@ async function main() {
         });
     }
     out.surface = SURFACE.filter((n) => tools.includes(n));
+    if (config.watchUri && config.transport === 'http')
+        await flow(out.flows, 'watch', () => watchFlow(client, connection.era));
     await client.close().catch(() => {});
     process.stdout.write(JSON.stringify(out) + '\n');
 }

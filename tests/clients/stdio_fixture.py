@@ -25,7 +25,7 @@ if str(ROOT) not in sys.path:
 from tests.e2e.harness import Database, meta  # noqa: E402
 from tests.e2e.test_stdio import StdioGateway  # noqa: E402
 
-FIXTURE = ROOT / "sql" / "conformance-fixture.sql"
+FIXTURE = ROOT / "share" / "conformance-fixture.sql"
 PREFIX = "stdio-fixture"
 LEGACY = "2025-11-25"
 

@@ -93,3 +93,8 @@ class DeleteHardeningTest(GatewayTestCase):
         ids = [a["request_id"] for a in self.db.audit()
                if a["note_id"] == note_id or (a["request_id"] or "").startswith("cancel")]
         self.assertEqual(ids, ["cancel\\u001B[2J\\u000D\\u000A\\u2066", "7"])
+        # the audit's title is the title as the labels show it: an operator's
+        # terminal shows what it is, and nothing reorders or clears it
+        [audited] = [a["title"] for a in self.db.audit() if a["note_id"] == note_id]
+        self.assertIsNone(INVISIBLE.search(audited), audited)
+        self.assertEqual(audited, label.split(" — ")[0])

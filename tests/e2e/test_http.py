@@ -40,12 +40,15 @@ class HttpTest(GatewayTestCase):
         self.assertEqual(r.json["extension"], EXTENSION_VERSION)
 
     def test_other_http_methods_get_405_with_allow(self):
-        # DELETE ends a 2025-era session (tests/e2e/test_legacy.py)
-        for method in ("GET", "PUT", "PATCH", "OPTIONS"):
+        # DELETE ends a 2025-era session (tests/e2e/test_legacy.py), GET is its
+        # stream (tests/e2e/test_subscriptions.py): without a session it is 400
+        for method in ("PUT", "PATCH", "OPTIONS"):
             with self.subTest(method=method):
                 r = self.gw.request(method, "/mcp", headers={"Authorization": f"Bearer {self.token}"})
                 self.assertEqual(r.status, 405, r)
-                self.assertEqual(r.headers.get("allow"), "POST, DELETE")
+                self.assertEqual(r.headers.get("allow"), "GET, POST, DELETE")
+        r = self.gw.request("GET", "/mcp", headers={"Authorization": f"Bearer {self.token}"})
+        self.assertEqual(r.status, 400, r)
 
     def test_unknown_path_is_404(self):
         for path in ("/", "/mcp/", "/MCP", "/mcp/x", "/sse"):
@@ -142,7 +145,8 @@ class HttpTest(GatewayTestCase):
         big = self.good_body(params={"pad": "x" * 5000})
         cases = [
             ("403 Origin", lambda: self.gw.post_raw(self.good_body(), headers=self.headers(Origin="http://evil.example")), 403),
-            ("405", lambda: self.gw.request("GET", "/mcp"), 405),
+            ("405", lambda: self.gw.request("PUT", "/mcp"), 405),
+            ("GET without a session", lambda: self.gw.request("GET", "/mcp"), 400),
             ("415", lambda: self.gw.post_raw(self.good_body(), headers=self.headers(), content_type="text/plain"), 415),
             ("413", lambda: self.gw.post_raw(big, headers=self.headers()), 413),
             ("parse error", lambda: self.gw.post_raw("{", headers=self.headers()), 400),
@@ -292,8 +296,9 @@ class HttpTest(GatewayTestCase):
     # ---- -32601 ----
 
     def test_removed_and_unknown_methods_are_32601_404(self):
+        # subscriptions/listen is served (tests/e2e/test_subscriptions.py)
         for method in ("initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe",
-                       "subscriptions/listen", "notes/delete", "tasks/get"):
+                       "notes/delete", "tasks/get"):
             with self.subTest(method=method):
                 r = self.gw.post_raw(self.good_body(method, id=method), headers=self.headers(method))
                 self.assertRpcError(r, -32601, 404, id=method)

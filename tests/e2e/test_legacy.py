@@ -209,7 +209,8 @@ class LegacySessionTest(GatewayTestCase):
 
     def test_unknown_method_and_version_header(self):
         c = self.client()
-        status, _, body = c.request("resources/subscribe", id=9)
+        # a 2026-07-28-only method (resources/subscribe is served: tests/e2e/test_subscriptions.py)
+        status, _, body = c.request("subscriptions/listen", {"notifications": {}}, id=9)
         self.assertEqual((status, body["error"]["code"]), (200, -32601))
         status, _, body = c.request("ping", extra={"MCP-Protocol-Version": "1999-01-01"})
         self.assertEqual(status, 400, body)

@@ -1,14 +1,19 @@
 """The notes tools (notes_create, notes_read, notes_update, notes_list,
-notes_search) through real gateways over real HTTP, as curl sends them:
-results, refusals as tool errors, containment, cursors, the audit, and two
-gateways updating one note from the same version."""
+notes_search, notes_move) through real gateways over real HTTP, as curl
+sends them: results, refusals as tool errors, containment, cursors, the
+audit, two gateways updating one note from the same version, the lengths
+the inputSchemas declare, and titles printable wherever they label a
+note."""
 import json
+import re
 import threading
 import uuid
 
 from .harness import EVIL_WORKSPACE, WORKSPACE, GatewayTestCase, lit
 
-TOOLS = ("notes_create", "notes_read", "notes_update", "notes_list", "notes_search")
+TOOLS = ("notes_create", "notes_read", "notes_update", "notes_list", "notes_search", "notes_move")
+# Characters that would not show as themselves in a dialog or a terminal.
+INVISIBLE = re.compile("[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
 
 
 class NotesToolsTest(GatewayTestCase):
@@ -69,6 +74,8 @@ class NotesToolsTest(GatewayTestCase):
         self.assertTrue(tools["notes_search"]["annotations"]["readOnlyHint"])
         self.assertFalse(tools["notes_create"]["annotations"]["destructiveHint"])
         self.assertTrue(tools["notes_update"]["annotations"]["destructiveHint"])
+        self.assertTrue(tools["notes_move"]["annotations"]["destructiveHint"])
+        self.assertFalse(tools["notes_move"]["annotations"]["readOnlyHint"])
 
     # ---- the whole life of a note ----
 
@@ -227,6 +234,81 @@ class NotesToolsTest(GatewayTestCase):
         ids = [n["noteId"] for n in page1["notes"] + page2["notes"]]
         self.assertEqual(len(ids), 62)
         self.assertEqual(len(set(ids)), 62)
+
+
+    # ---- lengths ----
+
+    def test_every_declared_max_length_is_enforced(self):
+        """For each argument of each tool with a maxLength in tools/list, one
+        character more is refused by name; a 400 KB value is refused the same
+        way and the answer quotes none of it."""
+        tools = self.assertResult(self.gw.rpc("tools/list", {}, token=self.token))["tools"]
+        checked = 0
+        for t in tools:
+            props = t["inputSchema"]["properties"]
+            # the required arguments and the first of anyOf's alternatives, valid
+            names = t["inputSchema"].get("required", []) + (t["inputSchema"].get("anyOf") or [{}])[0].get("required", [])
+            base = {r: (WORKSPACE if r == "workspaceUri" else f"{WORKSPACE}/len.md" if r == "uri" else "x")
+                    for r in names}
+            for name, prop in props.items():
+                # (a body of 1 MiB + 1 does not fit the gateway's --max-body:
+                # the regress file notes_tools checks that one)
+                if "maxLength" not in prop or prop["maxLength"] > 500_000:
+                    continue
+                for length in (prop["maxLength"] + 1, 400_000):
+                    text = self.refused(t["name"], dict(base, **{name: "y" * length}))
+                    self.assertIn(f"{name} must be at most {prop['maxLength']} characters", text, (t["name"], name))
+                    self.assertLess(len(text), 300, (t["name"], name))
+                checked += 1
+        self.assertGreaterEqual(checked, 15)
+
+    # ---- titles ----
+
+    def test_titles_are_printable_in_lists_and_exact_in_read(self):
+        folder = self.folder()
+        title = "invoice \u202egpj.exe\u202c line\nbreak esc\x1b[2J"
+        note_id = self.create(f"{folder}/bidi.md", title)["noteId"]
+        for tool, extra in (("notes_list", {}), ("notes_search", {"query": "invoice"})):
+            r = self.call(tool, dict({"workspaceUri": folder}, **extra))
+            result = self.assertResult(r)
+            [shown] = result["structuredContent"]["notes"]
+            self.assertIsNone(INVISIBLE.search(shown["title"]), (tool, shown))
+            self.assertEqual(shown["title"], "invoice \\u202Egpj.exe\\u202C line\\u000Abreak esc\\u001B[2J")
+            self.assertIsNone(INVISIBLE.search(result["content"][0]["text"]), tool)
+            self.assertEqual(json.loads(result["content"][0]["text"]), result["structuredContent"])
+        # a model can only copy the label: it names the note
+        found = self.ok("notes_search", {"workspaceUri": folder, "query": shown["title"]})
+        self.assertEqual([n["noteId"] for n in found["notes"]], [note_id])
+        self.assertEqual(self.ok("notes_read", {"workspaceUri": folder, "noteId": note_id})["title"], title)
+        audited = self.db.sql("SELECT string_agg(title, '|') FROM mcp_notes.change_audit WHERE note_id = " + lit(note_id))
+        self.assertEqual(audited, shown["title"])
+
+    # ---- notes_move ----
+
+    def test_move_inside_the_workspace_only_and_audited(self):
+        folder = self.folder()
+        note_id = self.create(f"{folder}/draft.md", "Movable")["noteId"]
+        self.create(f"{folder}/taken.md", "Taken")
+        v0 = self.ok("notes_read", {"workspaceUri": WORKSPACE, "noteId": note_id})["updatedAt"]
+        moved = self.ok("notes_move", {"workspaceUri": WORKSPACE, "noteId": note_id, "uri": f"{folder}/done/final.md",
+                                       "expectedUpdatedAt": v0})
+        self.assertEqual(moved["uri"], f"{folder}/done/final.md")
+        self.assertGreater(moved["updatedAt"], v0)
+        self.assertEqual(self.ok("notes_read", {"workspaceUri": folder, "noteId": note_id})["uri"], moved["uri"])
+        for target in (f"{folder}/taken.md", EVIL_WORKSPACE + "/x.md", f"{WORKSPACE}/../notes-evil/x.md", WORKSPACE):
+            text = self.refused("notes_move", {"workspaceUri": WORKSPACE, "noteId": note_id, "uri": target})
+            self.assertIn("nothing was moved" if target.endswith("taken.md") else "is not inside the workspace", text)
+        text = self.refused("notes_move", {"workspaceUri": WORKSPACE, "noteId": note_id, "uri": f"{folder}/x.md",
+                                           "expectedUpdatedAt": v0})
+        self.assertIn("changed since", text)
+        self.assertIn("not granted", self.refused("notes_move", {"workspaceUri": EVIL_WORKSPACE, "noteId": note_id,
+                                                                 "uri": EVIL_WORKSPACE + "/x.md"}))
+        self.assertEqual(self.ok("notes_read", {"workspaceUri": folder, "noteId": note_id})["uri"], moved["uri"])
+        audit = json.loads(self.db.sql(
+            "SELECT json_agg(a ORDER BY audit_id) FROM mcp_notes.change_audit a WHERE note_id = " + lit(note_id)))
+        self.assertEqual([(a["action"], a["fields"], a["note_uri"]) for a in audit],
+                         [("create", ["title", "body"], f"{folder}/draft.md"), ("move", ["uri"], moved["uri"])])
+        self.assertEqual(audit[1]["gateway_id"], self.gw.gateway_id)
 
 
 class NotesToolsDevPrincipalTest(GatewayTestCase):

@@ -1,6 +1,6 @@
 """Mcp-Param-* headers (2026-07-28 Streamable HTTP, SEP-2243) against a real gateway.
 
-The fixture tool test_param_headers (sql/conformance-fixture.sql) marks
+The fixture tool test_param_headers (share/conformance-fixture.sql) marks
 region (string), priority (integer) and verbose (boolean) with
 x-mcp-header; the gateway reads those marks from features() at startup and
 rejects a tools/call whose Mcp-Param-Region / -Priority / -Verbose header
@@ -30,7 +30,7 @@ class ParamHeaderTest(GatewayTestCase):
     def setUpClass(cls):
         super().setUpClass()
         subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", cls.db.name,
-                        "-f", str(ROOT / "sql" / "conformance-fixture.sql")],
+                        "-f", str(ROOT / "share" / "conformance-fixture.sql")],
                        check=True, capture_output=True, text=True, timeout=120)
         cls.gw = cls.start_class_gateway()
 

@@ -7,6 +7,7 @@ import time
 
 from .harness import (WORKSPACE, Gateway, GatewayTestCase, TableLock, accept, form_of, pg_ctl,
                       unique_title, wait_until)
+from .test_legacy import LegacyClient
 
 
 def cluster_up():
@@ -26,6 +27,8 @@ class DatabaseRestartTest(GatewayTestCase):
         note = self.db.add_note(f"{WORKSPACE}/restart-{title[-12:]}.md", title)
         state, _ = form_of(gw.call_delete(self.token, WORKSPACE, title, id=1))
         self.assertEqual(gw.get("/readyz").status, 200)
+        legacy = LegacyClient(gw, self.token)
+        self.assertEqual(legacy.initialize()[0], 200)
 
         pg_ctl("stop")
         try:
@@ -39,6 +42,11 @@ class DatabaseRestartTest(GatewayTestCase):
             self.assertEqual(r.headers.get("retry-after"), "1")
             r = gw.rpc("tools/list", id=3, token=self.token)
             self.assertRpcError(r, -32603, 503, id=3)
+            # the 2025 era's own call path fails the same way (it once freed
+            # an outcome it never read and crashed the gateway)
+            status, _, body = legacy.request("tools/list", id=5)
+            self.assertEqual(status, 503, body)
+            self.assertEqual(body["error"]["code"], -32603, body)
             self.assertIsNone(gw.proc.poll(), "the gateway must stay up")
         finally:
             pg_ctl("start")

@@ -1,6 +1,13 @@
 """Resources, prompts and completion over real HTTP: scope, containment,
-pagination, and one answer for unknown and unauthorized URIs."""
+pagination, one answer for unknown and unauthorized URIs, bounded
+arguments, and titles printable wherever they label a note."""
+import re
+
 from .harness import (Database, Gateway, GatewayTestCase, EVIL_WORKSPACE, PRINCIPAL, WORKSPACE, unique_title)
+
+
+# Characters that would not show as themselves in a dialog or a terminal.
+INVISIBLE = re.compile("[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
 
 
 class ResourcesPromptsTest(GatewayTestCase):
@@ -169,9 +176,11 @@ class ResourcesPromptsTest(GatewayTestCase):
     def test_completion_is_scoped(self):
         self.assertEqual(self.complete("workspaceUri", "file:///work/n"), [WORKSPACE])
         self.assertEqual(self.complete("workspaceUri", "file:///work/n", token=self.bob_token), [])
-        self.assertIn(self.note_md, self.complete("noteId", "", {"workspaceUri": WORKSPACE}))
-        self.assertNotIn(self.evil, self.complete("noteId", "", {"workspaceUri": WORKSPACE}))
-        self.assertEqual(self.complete("noteId", "", {"workspaceUri": EVIL_WORKSPACE}), [])
+        self.assertEqual(self.complete("noteId", self.note_md[:8], {"workspaceUri": WORKSPACE}), [self.note_md])
+        self.assertEqual(self.complete("noteId", self.evil[:8], {"workspaceUri": WORKSPACE}), [])
+        self.assertEqual(self.complete("noteId", self.evil[:8], {"workspaceUri": EVIL_WORKSPACE}), [])
+        # ids complete from 4 typed characters, by the primary key: fewer suggest nothing
+        self.assertEqual(self.complete("noteId", self.note_md[:3], {"workspaceUri": WORKSPACE}), [])
         self.assertEqual(self.complete("title", "evil", {"workspaceUri": EVIL_WORKSPACE}), [])
         self.assertEqual(self.complete("title", "alpha rev", {"workspaceUri": WORKSPACE}), ["Alpha review target"])
         values = self.assertResult(self.call("completion/complete", {
@@ -182,11 +191,56 @@ class ResourcesPromptsTest(GatewayTestCase):
                                               "argument": {"name": "path", "value": ""}})
         self.assertRpcError(r, -32602, 200)
 
+    def test_completion_values_and_prompt_text_are_printable(self):
+        title = unique_title("memo") + " \u202etxt.exe\u202c\nnext"
+        note_id = self.db.add_note(f"{WORKSPACE}/rp/{note_id_safe(title)}.md", title, "memo body")
+        [value] = self.complete("title", title.split(" \u202e")[0], {"workspaceUri": WORKSPACE})
+        self.assertIsNone(INVISIBLE.search(value), value)
+        self.assertIn("\\u202Etxt.exe\\u202C\\u000Anext", value)
+        # the value the user picked names the note
+        r = self.call("prompts/get", {"name": "review_note", "arguments": {"workspaceUri": WORKSPACE, "title": value}},
+                      name="review_note")
+        result = self.assertResult(r)
+        self.assertEqual(result["messages"][1]["content"]["resource"]["uri"], f"{WORKSPACE}/rp/{note_id_safe(title)}.md")
+        self.assertEqual(result["messages"][1]["content"]["resource"]["text"], "memo body")
+        for text in (result["description"], result["messages"][0]["content"]["text"]):
+            self.assertIsNone(INVISIBLE.search(text), text)
+            self.assertIn(value, text)
+        listed = [x for x in self.list_all_resources() if x["uri"].endswith(f"{note_id_safe(title)}.md")]
+        self.assertEqual([(x["name"], x["title"]) for x in listed], [(value, value)])
+        self.assertTrue(note_id)
+
+    def list_all_resources(self):
+        found, cursor = [], None
+        for _ in range(100):
+            result = self.assertResult(self.call("resources/list", {"cursor": cursor} if cursor else {}))
+            found += result["resources"]
+            cursor = result.get("nextCursor")
+            if not cursor:
+                return found
+        self.fail("resources/list did not end within 100 pages")
+
+    def test_arguments_are_bounded_before_any_work(self):
+        """A 400 KB completion value or prompt argument is refused as such (-32602), and says so."""
+        r = self.call("completion/complete", {"ref": {"type": "ref/prompt", "name": "review_note"},
+                                              "argument": {"name": "title", "value": "t" * 400_000},
+                                              "context": {"arguments": {"workspaceUri": WORKSPACE}}})
+        self.assertRpcError(r, -32602, 200)
+        self.assertEqual(r.error["data"]["reason"], "invalid_argument")
+        r = self.call("prompts/get", {"name": "review_note",
+                                      "arguments": {"workspaceUri": WORKSPACE, "title": "t" * 400_000}},
+                      name="review_note")
+        self.assertRpcError(r, -32602, 200)
+        self.assertEqual(r.error["data"]["reason"], "invalid_arguments")
+        self.assertIn("title must be at most 500 characters", r.error["message"])
+        self.assertLess(len(r.raw), 2000)
+
     # ---- discovery ----
 
     def test_discover_advertises_what_exists(self):
         result = self.assertResult(self.call("server/discover"))
-        self.assertEqual(result["capabilities"], {"tools": {}, "resources": {}, "prompts": {}, "completions": {}})
+        self.assertEqual(result["capabilities"], {"tools": {}, "resources": {"subscribe": True}, "prompts": {},
+                                                  "completions": {}, "logging": {}})
         for method in ("resources/subscribe", "logging/setLevel", "ping"):
             self.assertRpcError(self.call(method), -32601, 404)
 
@@ -199,6 +253,12 @@ class ResourcesPromptsTest(GatewayTestCase):
         self.addCleanup(gw.cleanup)
         token = db.issue_token(PRINCIPAL)
         result = self.assertResult(gw.rpc("server/discover", token=token))
-        self.assertEqual(result["capabilities"], {"tools": {}, "resources": {}, "completions": {}})
+        self.assertEqual(result["capabilities"], {"tools": {}, "resources": {"subscribe": True}, "completions": {},
+                                                  "logging": {}})
         r = gw.rpc("prompts/list", token=token)
         self.assertRpcError(r, -32601, 404)
+
+
+def note_id_safe(title):
+    """A file name from a title: its unique word."""
+    return title.split()[1]

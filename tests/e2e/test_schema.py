@@ -119,7 +119,7 @@ class ProgressStreamTest(GatewayTestCase):
         cls.fresh_tools = [t["name"] for t in json.loads(cls.db.sql(
             "SELECT mcp_notes.tool_descriptors()"))]
         subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", cls.db.name,
-                        "-f", str(ROOT / "sql" / "conformance-fixture.sql")],
+                        "-f", str(ROOT / "share" / "conformance-fixture.sql")],
                        check=True, capture_output=True, text=True, timeout=120)
         cls.gw = cls.start_class_gateway()
 

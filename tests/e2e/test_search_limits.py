@@ -60,4 +60,4 @@ class SearchLimitsTest(GatewayTestCase):
         # an argument error a model can correct: a tool result, not -32602
         result = self.assertResult(r, id=3)
         self.assertTrue(result["isError"], r)
-        self.assertIn("1 to 200 characters", result["content"][0]["text"])
+        self.assertIn("title must be at most 200 characters", result["content"][0]["text"])

@@ -468,6 +468,48 @@ row("string_10_mb_sent_anyway_over_the_default_cap", TOO_LARGE)(
 row("string_10_mb_under_a_raised_cap", OK)(lambda c: send(c, list_with(c, b'"' + b"x" * TEN_MB + b'"'), gw=c.gw_big))
 row("title_10_mb_under_a_raised_cap", OK)(
     lambda c: send(c, *call_with_title(c, b'"' + "é".encode() * (TEN_MB // 2) + b'"'), gw=c.gw_big))
+
+
+# ---- a 400 KB string wherever the extension reads one (issue 18.3): refused
+# by the length its schema declares, before any other work, and the answer
+# quotes none of it (docs/tools.md, docs/resources-prompts.md)
+
+KB400 = 400_000
+
+
+def long_tool_argument(ctx, name, arguments, says):
+    """A tools/call whose answer must be a short tool error containing says."""
+    reply = send(ctx, rpc_body("tools/call", {"name": name, "arguments": arguments}),
+                 mcp_headers(ctx, "tools/call", name=name))
+    assert reply.status == 200, reply
+    result = reply.json()["result"]
+    assert result["isError"] is True, reply
+    text = result["content"][0]["text"]
+    assert says in text and len(text) < 400, text
+
+
+row("long_note_id_400_kb")(lambda c: long_tool_argument(
+    c, "notes_read", {"workspaceUri": WORKSPACE, "noteId": "\u202e" + "z" * KB400},
+    "noteId must be at most 100 characters"))
+row("long_query_400_kb")(lambda c: long_tool_argument(
+    c, "notes_search", {"workspaceUri": WORKSPACE, "query": "q" * KB400}, "query must be at most 200 characters"))
+row("long_cursor_400_kb")(lambda c: long_tool_argument(
+    c, "notes_list", {"workspaceUri": WORKSPACE, "cursor": "v1." + "A" * KB400},
+    "cursor must be at most 16384 characters"))
+row("long_workspace_uri_400_kb")(lambda c: long_tool_argument(
+    c, "notes_list", {"workspaceUri": WORKSPACE + "/" + "w" * KB400}, "workspaceUri must be at most 4096 characters"))
+row("long_argument_name_400_kb")(lambda c: long_tool_argument(
+    c, "notes_list", {"workspaceUri": WORKSPACE, "\u202e" + "k" * KB400: 1}, "unknown argument(s): \\u202Ekkk"))
+row("long_delete_title_400_kb")(lambda c: long_tool_argument(
+    c, "notes_delete", {"workspaceUri": WORKSPACE, "title": "t" * KB400}, "title must be at most 200 characters"))
+row("long_completion_value_400_kb", state_error("invalid_argument"))(lambda c: send(
+    c, rpc_body("completion/complete", {"ref": {"type": "ref/prompt", "name": "review_note"},
+                                        "argument": {"name": "title", "value": "v" * KB400},
+                                        "context": {"arguments": {"workspaceUri": WORKSPACE}}}),
+    mcp_headers(c, "completion/complete")))
+row("long_prompt_title_400_kb", state_error("invalid_arguments"))(lambda c: send(
+    c, rpc_body("prompts/get", {"name": "review_note", "arguments": {"workspaceUri": WORKSPACE, "title": "t" * KB400}}),
+    mcp_headers(c, "prompts/get", name="review_note")))
 row("body_one_byte_over_the_raised_cap", TOO_LARGE)(lambda c: announce_only(c, RAISED_CAP + 1, c.gw_big))
 row("body_exactly_the_raised_cap", OK)(
     lambda c: send(c, (lambda b: b[:-1] + b', "pad": "' + b"y" * (RAISED_CAP - len(b) - 11) + b'"}')(rpc_body()),

@@ -26,19 +26,22 @@ LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION _random_bytes(integer) IS
 'Internal: n bytes from the strong random source (pg_strong_random)';
 
-CREATE OR REPLACE FUNCTION _seal_state(claims jsonb) RETURNS text
-AS 'MODULE_PATHNAME', 'mcp_notes_seal_state'
-LANGUAGE C VOLATILE STRICT SECURITY DEFINER
+-- Sealed tokens (requestState, cursors): docs/state-format.md.  Open them
+-- with _open_sealed (160_sealed.sql), which checks purpose, expiry and
+-- principal too; _open_state alone checks only the seal.
+CREATE OR REPLACE FUNCTION _seal(purpose text, claims jsonb, lifetime integer DEFAULT NULL) RETURNS text
+AS 'MODULE_PATHNAME', 'mcp_notes_seal'
+LANGUAGE C VOLATILE SECURITY DEFINER
 SET search_path = mcp_notes, pg_temp;
-COMMENT ON FUNCTION _seal_state(jsonb) IS
-'Internal: seals claims into a requestState (HMAC-SHA256 under the active key, fresh nonce, expiry from mcp_notes.state_ttl)';
+COMMENT ON FUNCTION _seal(text, jsonb, integer) IS
+'Internal: seals claims for a purpose into a token valid lifetime seconds (NULL: mcp_notes.state_ttl): HMAC-SHA256 under the active key, fresh nonce';
 
 CREATE OR REPLACE FUNCTION _open_state(state text) RETURNS jsonb
 AS 'MODULE_PATHNAME', 'mcp_notes_open_state'
 LANGUAGE C STABLE STRICT SECURITY DEFINER
 SET search_path = mcp_notes, pg_temp;
 COMMENT ON FUNCTION _open_state(text) IS
-'Internal: checks a requestState''s form, key and signature; returns its payload or {"ok": false, "reason": ...}';
+'Internal: checks a sealed token''s form, key and signature; returns its payload or {"ok": false, "reason": ...} (use _open_sealed)';
 
 CREATE OR REPLACE FUNCTION _require_own_transaction(entry text) RETURNS void
 AS 'MODULE_PATHNAME', 'mcp_notes_require_own_transaction'

@@ -1,6 +1,15 @@
--- Limits on what a note holds, in one place for every write path (add_note,
--- the notes tools); the trigger notes_size applies them to any other
--- writer.  22001 string_data_right_truncation, with the limit.
+-- Limits on what a note holds, written once: _note_limit says them,
+-- _check_note_title and _check_note_body apply them to every write path
+-- (add_note, the notes tools; the trigger notes_size to any other writer),
+-- and the tools' inputSchemas publish them (_tool_schema).
+CREATE OR REPLACE FUNCTION _note_limit(what text) RETURNS integer
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$ SELECT CASE what WHEN 'title_chars' THEN 500 WHEN 'body_bytes' THEN 1048576 END $$;
+COMMENT ON FUNCTION _note_limit(text) IS
+'Internal: a limit on what a note holds: title_chars (500 characters) or body_bytes (1048576 bytes of UTF-8)';
+
+-- 22001 string_data_right_truncation, with the limit.
 CREATE OR REPLACE FUNCTION _check_note_title(title text) RETURNS void
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = mcp_notes, pg_temp
@@ -9,10 +18,11 @@ BEGIN
     IF title IS NULL OR btrim(title) = '' THEN
         RAISE EXCEPTION 'note title must not be empty' USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF length(title) > 500 THEN
+    IF length(title) > _note_limit('title_chars') THEN
         RAISE EXCEPTION 'note title is too long'
             USING ERRCODE = 'string_data_right_truncation',
-                  DETAIL = format('A title has at most 500 characters; this one has %s.', length(title));
+                  DETAIL = format('A title has at most %s characters; this one has %s.',
+                                  _note_limit('title_chars'), length(title));
     END IF;
 END;
 $$;
@@ -24,10 +34,11 @@ LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = mcp_notes, pg_temp
 AS $$
 BEGIN
-    IF octet_length(body) > 1048576 THEN
+    IF octet_length(body) > _note_limit('body_bytes') THEN
         RAISE EXCEPTION 'note body is too long'
             USING ERRCODE = 'string_data_right_truncation',
-                  DETAIL = format('A body has at most 1048576 bytes (1 MiB) in UTF-8; this one has %s.', octet_length(body));
+                  DETAIL = format('A body has at most %s bytes in UTF-8; this one has %s.',
+                                  _note_limit('body_bytes'), octet_length(body));
     END IF;
 END;
 $$;

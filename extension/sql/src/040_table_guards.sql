@@ -12,7 +12,7 @@ BEGIN
               DETAIL = 'Audit rows cannot be updated.';
 END;
 $$;
-COMMENT ON FUNCTION _audit_is_append_only() IS 'Internal: trigger that forbids UPDATE on the audit tables (delete_audit, change_audit)';
+COMMENT ON FUNCTION _audit_is_append_only() IS 'Internal: trigger that forbids UPDATE on the audit tables (delete_audit, change_audit, operator_audit, audit_chain)';
 
 -- Gateways may reuse a recent acceptance of a token for the public answers
 -- of tools/list and server/discover (gateway --auth-cache-ms).  They LISTEN

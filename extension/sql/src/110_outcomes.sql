@@ -71,6 +71,12 @@ AS $$
 $$;
 COMMENT ON FUNCTION _tool_result(text, jsonb, boolean) IS 'Internal: a complete tools/call result (isError for tool failures)';
 
+CREATE OR REPLACE FUNCTION _tool_refusal(message text) RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$ SELECT _tool_result(message, NULL, true) $$;
+COMMENT ON FUNCTION _tool_refusal(text) IS 'Internal: a tools/call result with isError true and the message a model can act on';
+
 -- Text from notes and from clients, made safe to show in the user's
 -- dialog, to the model, and to an operator reading the audit in a terminal:
 -- every character that would not show as itself becomes a visible escape,
@@ -80,7 +86,9 @@ COMMENT ON FUNCTION _tool_result(text, jsonb, boolean) IS 'Internal: a complete 
 -- (general category Cf, Default_Ignorable_Code_Point, noncharacters of the
 -- BMP).  Everything else, backslashes included, is kept, so ordinary text
 -- is unchanged.  With max_chars the result has at most that many
--- characters, cut before an escape rather than inside one.
+-- characters, cut before an escape rather than inside one; the text is cut
+-- to max_chars first (every character shows as at least one), so the cost
+-- follows max_chars, not the length of what a client sent.
 CREATE OR REPLACE FUNCTION _printable(s text, max_chars integer DEFAULT NULL) RETURNS text
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = mcp_notes, pg_temp
@@ -92,6 +100,9 @@ BEGIN
     -- (a simple expression), not a query.
     IF s IS NULL THEN
         RETURN NULL;
+    END IF;
+    IF max_chars IS NOT NULL THEN
+        s := left(s, greatest(max_chars, 0));
     END IF;
     IF s !~ invisible AND length(s) <= coalesce(max_chars, length(s)) THEN
         RETURN s;
@@ -108,7 +119,37 @@ BEGIN
 END;
 $$;
 COMMENT ON FUNCTION _printable(text, integer) IS
-E'Internal: the text with controls, separators, bidi controls and other invisible characters shown as \\uXXXX escapes, optionally cut to max_chars (never inside an escape)';
+E'Internal: the text with controls, separators, bidi controls and other invisible characters shown as \\uXXXX escapes, optionally cut to max_chars (never inside an escape; cut before escaping)';
+
+-- The text with the escapes _printable writes turned back into the
+-- characters they stand for: a title copied from a label finds its note
+-- (_titles_containing).  Other backslashes, and escapes of what is not a
+-- character, stay as they are.
+CREATE OR REPLACE FUNCTION _unprintable(s text) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT coalesce(string_agg(CASE WHEN c.code BETWEEN 1 AND 1114111 AND c.code NOT BETWEEN 55296 AND 57343
+                                    THEN chr(c.code) ELSE m[1] END, '' ORDER BY i), '')
+    FROM regexp_matches(s, E'(\\\\u([0-9A-F]{4})|\\\\U([0-9A-F]{8})|[^\\\\]+|\\\\)', 'g') WITH ORDINALITY AS x(m, i)
+    CROSS JOIN LATERAL (SELECT ('x' || lpad(coalesce(m[2], m[3], ''), 8, '0'))::bit(32)::integer
+                        * (m[2] IS NOT NULL OR m[3] IS NOT NULL)::integer AS code) c
+$$;
+COMMENT ON FUNCTION _unprintable(text) IS
+E'Internal: the text with _printable''s \\uXXXX and \\UXXXXXXXX escapes decoded (other backslashes kept)';
+
+-- The one rule for a stored title leaving the database wherever it labels
+-- a note for a person or a model: tool texts and the notes_list and
+-- notes_search summaries, forms, resources/list, prompt text, completion
+-- values, the audit tables.  Printable, and bounded (a title written
+-- before the 500-character limit may be longer).  Only notes_read, which
+-- returns the note itself, gives the stored title exactly.
+CREATE OR REPLACE FUNCTION _title_label(title text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$ SELECT _printable(title, 1000) $$;
+COMMENT ON FUNCTION _title_label(text) IS
+'Internal: a note''s title as every label shows it: _printable, at most 1000 characters (notes_read alone returns the stored title)';
 
 -- {"elicitation": {}} and {"elicitation": {"form": {}}} mean form mode;
 -- {"elicitation": {"url": {}}} alone does not.

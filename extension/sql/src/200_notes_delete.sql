@@ -47,8 +47,9 @@ COMMENT ON FUNCTION _shown_digest(jsonb, text) IS
 
 -- The form is built from the very rows whose digests the state binds, so
 -- what the user sees is what the confirmation is checked against.  Labels
--- show the title and URI through _printable: a title cannot reorder its
--- label (bidi controls), break it (newlines) or hide characters.
+-- show the title as every label does (_title_label) and the URI through
+-- _printable: a title cannot reorder its label (bidi controls), break it
+-- (newlines) or hide characters.
 CREATE OR REPLACE FUNCTION _delete_form(workspace text, candidates notes[]) RETURNS jsonb
 LANGUAGE sql STABLE
 SET search_path = mcp_notes, pg_temp
@@ -67,7 +68,7 @@ AS $$
                         'title', 'Note to delete',
                         'oneOf', (SELECT jsonb_agg(jsonb_build_object(
                                       'const', n.note_id,
-                                      'title', format('%s — %s (updated %s)', _printable(n.title), _printable(n.uri),
+                                      'title', format('%s — %s (updated %s)', _title_label(n.title), _printable(n.uri),
                                                       to_char(n.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI "UTC"')))
                                       ORDER BY n.uri, n.note_id)
                                   FROM unnest(candidates) n)),
@@ -86,7 +87,8 @@ COMMENT ON FUNCTION _delete_form(text, notes[]) IS 'Internal: the delete_choice 
 -- (cancelled_states); declines and cancels beyond mcp_notes.audit_budget
 -- per principal and hour are counted in audit_budget instead of written
 -- (a decline's spent state is then recorded by that count).  Accepts and
--- stale confirmations are always written.
+-- stale confirmations are always written.  The title is written as labels
+-- show it (_title_label), for an operator reading the audit in a terminal.
 CREATE OR REPLACE FUNCTION _audit(principal text, request jsonb, workspace text, note notes, outcome text) RETURNS void
 LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
@@ -99,6 +101,8 @@ DECLARE
     acting jsonb;
 BEGIN
     IF request -> 'params' ->> 'requestState' IS NOT NULL THEN
+        -- opened and checked by _delete_open_state already: only its nonce
+        -- and expiry are read here (a state that expired since still has them)
         state := _open_state(request -> 'params' ->> 'requestState');
         SELECT s.spent_at INTO act_time FROM spent_states s WHERE s.nonce = state ->> 'nonce';
     END IF;
@@ -131,65 +135,40 @@ BEGIN
     INSERT INTO delete_audit (at, principal, workspace_uri, note_id, note_uri, title, outcome,
                               request_id, gateway_id, client_info,
                               token_iss, token_sub, token_client_id, token_jti, token_scope)
-    VALUES (act_time, principal, workspace, (note).note_id, (note).uri, (note).title, outcome,
+    VALUES (act_time, principal, workspace, (note).note_id, (note).uri, _title_label((note).title), outcome,
             _printable(request ->> 'requestId', 200), _printable(request ->> 'gatewayId', 200),
             _reported_client_info(request -> 'clientInfo'),
             acting ->> 'iss', acting ->> 'sub', acting ->> 'client_id', acting ->> 'jti', acting ->> 'scope');
 END;
 $$;
 COMMENT ON FUNCTION _audit(text, jsonb, text, notes, text) IS
-'Internal: appends one row to delete_audit at the time of the act (request id, bounded gateway id and client info from the request object, the acting JWT''s iss, sub, client_id, jti and scope); a cancel once per state, declines and cancels beyond mcp_notes.audit_budget per hour counted in audit_budget';
+'Internal: appends one row to delete_audit at the time of the act (the title as labels show it, request id, bounded gateway id and client info from the request object, the acting JWT''s iss, sub, client_id, jti and scope); a cancel once per state, declines and cancels beyond mcp_notes.audit_budget per hour counted in audit_budget';
 
 -- The steps of notes_delete.  Each returns the outcome to answer with, or
 -- (the steps with an OUT outcome) NULL there to go on.
 
--- Arguments, as the inputSchema says.  Only arguments that are not an
--- object make the request malformed (invalid_params); a wrong, missing or
--- unknown argument and a malformed workspaceUri are tool errors, results a
--- model can act on, as the notes tools answer them.
-CREATE OR REPLACE FUNCTION _delete_arguments(arguments jsonb, OUT outcome jsonb, OUT workspace text, OUT title_text text)
+-- Arguments, as the registered inputSchema says (_tool_arguments), then
+-- what a schema cannot say: a usable workspaceUri, a title that is not
+-- blank.  Every refusal is a tool error a model can act on; only arguments
+-- that are not an object make the request malformed (invalid_params).
+CREATE OR REPLACE FUNCTION _delete_arguments(request jsonb, OUT outcome jsonb, OUT workspace text, OUT title_text text)
 LANGUAGE plpgsql STABLE
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
-    extra_keys text;
-    problem text;
+    args jsonb;
 BEGIN
-    IF arguments IS NULL OR jsonb_typeof(arguments) <> 'object' THEN
-        outcome := _invalid_params('invalid_arguments',
-            'notes_delete: arguments must be an object with workspaceUri and title');
-        RETURN;
+    SELECT a.outcome, a.args INTO outcome, args FROM _tool_arguments(request) a;
+    outcome := coalesce(outcome, _uri_refusal('workspaceUri', args ->> 'workspaceUri'),
+                        CASE WHEN btrim(args ->> 'title') = '' THEN _tool_refusal('notes_delete: title must not be blank.') END);
+    IF outcome IS NULL THEN
+        workspace := normalize_uri(args ->> 'workspaceUri');
+        title_text := args ->> 'title';
     END IF;
-    SELECT string_agg(k, ', ' ORDER BY k) INTO extra_keys
-    FROM jsonb_object_keys(arguments) AS k WHERE k NOT IN ('workspaceUri', 'title');
-    IF extra_keys IS NOT NULL THEN
-        outcome := _tool_refusal(format('notes_delete: unknown argument(s): %s. It takes workspaceUri and title.',
-                                        _printable(extra_keys, 200)));
-        RETURN;
-    END IF;
-    IF jsonb_typeof(arguments -> 'workspaceUri') IS DISTINCT FROM 'string' THEN
-        outcome := _tool_refusal('notes_delete: workspaceUri must be a string (the file: URI of the workspace).');
-        RETURN;
-    END IF;
-    IF jsonb_typeof(arguments -> 'title') IS DISTINCT FROM 'string' THEN
-        outcome := _tool_refusal('notes_delete: title must be a string (the title, or part of it, of the note to delete).');
-        RETURN;
-    END IF;
-    title_text := arguments ->> 'title';
-    IF length(title_text) NOT BETWEEN 1 AND 200 OR btrim(title_text) = '' THEN
-        outcome := _tool_refusal('notes_delete: title must be 1 to 200 characters and not blank.');
-        RETURN;
-    END IF;
-    problem := _uri_problem(arguments ->> 'workspaceUri');
-    IF problem IS NOT NULL THEN
-        outcome := _tool_result(format('workspaceUri is not a usable file: URI. %s', problem), NULL, true);
-        RETURN;
-    END IF;
-    workspace := normalize_uri(arguments ->> 'workspaceUri');
 END;
 $$;
 COMMENT ON FUNCTION _delete_arguments(jsonb) IS
-'Internal: notes_delete step: checks the arguments; the normalized workspace and the title, or the outcome refusing them';
+'Internal: notes_delete step: checks the arguments (_tool_arguments, a usable workspaceUri, a title not blank); the normalized workspace and the title, or the outcome refusing them';
 
 -- What step 1 and asking again both check before showing a form: this
 -- request can show one, and the workspace is granted to the principal.
@@ -202,9 +181,7 @@ BEGIN
     IF NOT _can_elicit_form(request -> 'clientCapabilities') THEN
         RETURN _needs_form_capability();
     END IF;
-    IF NOT EXISTS (SELECT 1 FROM grants g
-                   WHERE g.principal = _delete_may_ask.principal
-                     AND uri_contains(g.workspace_uri, workspace)) THEN
+    IF NOT _granted(principal, workspace) THEN
         RETURN _tool_result(format('Workspace %s is not granted to you.', workspace), NULL, true);
     END IF;
     RETURN NULL;
@@ -212,6 +189,16 @@ END;
 $$;
 COMMENT ON FUNCTION _delete_may_ask(text, jsonb, text) IS
 'Internal: notes_delete step: the checks before any form (capability, grant); NULL, or the outcome refusing the form';
+
+-- A notes_delete requestState: a sealed token of purpose notes_delete that
+-- lives mcp_notes.state_ttl.  (delete_flow_stats counts the states issued
+-- by this function's call count.)
+CREATE OR REPLACE FUNCTION _seal_state(claims jsonb) RETURNS text
+LANGUAGE sql VOLATILE STRICT
+SET search_path = mcp_notes, pg_temp
+AS $$ SELECT _seal('notes_delete', claims) $$;
+COMMENT ON FUNCTION _seal_state(jsonb) IS
+'Internal: seals the claims of a notes_delete confirmation into a requestState (_seal: purpose notes_delete, lifetime mcp_notes.state_ttl)';
 
 -- Step 1: no state yet, so find the candidates and ask.
 CREATE OR REPLACE FUNCTION _delete_ask(principal text, request jsonb, workspace text, title_text text) RETURNS jsonb
@@ -229,7 +216,7 @@ BEGIN
     END IF;
     -- One read: the form and the digests the state binds come from the same rows.
     SELECT array_agg(c ORDER BY c.uri, c.note_id) INTO found
-    FROM _candidates(workspace, title_text, max_candidates + 1) c;
+    FROM _titles_containing(workspace, title_text, max_candidates + 1) c;
     IF found IS NULL AND length(lower(title_text)) < 3 THEN
         RETURN _tool_result(format('No note in %s has the title "%s". A text shorter than 3 characters finds only '
                                    'notes whose whole title it is: give at least 3 characters of the title.',
@@ -260,9 +247,9 @@ $$;
 COMMENT ON FUNCTION _delete_ask(text, jsonb, text, text) IS
 'Internal: notes_delete step 1: the confirmation form for the candidates, with a sealed requestState';
 
--- Step 2 begins: the state must be ours, fresh, for this caller and these
--- arguments.  Each failure says which check it failed.  VOLATILE for
--- clock_timestamp(): expiry is judged at the moment of the call.
+-- Step 2 begins: the state must be ours, fresh, for this caller
+-- (_open_sealed) and for this tool, these arguments and this step.  Each
+-- failure says which check it failed.
 CREATE OR REPLACE FUNCTION _delete_open_state(principal text, request_state text, digest text,
                                    OUT outcome jsonb, OUT state jsonb)
 LANGUAGE plpgsql VOLATILE
@@ -271,18 +258,14 @@ AS $$
 DECLARE
     claims jsonb;
 BEGIN
-    state := _open_state(request_state);
-    IF NOT (state ->> 'ok')::boolean THEN
-        outcome := _invalid_params(state ->> 'reason', 'invalid requestState: ' || (state ->> 'message'));
-        RETURN;
-    END IF;
+    state := _open_sealed(request_state, 'notes_delete', principal);
     claims := state -> 'claims';
     outcome := CASE
-        WHEN (state ->> 'exp')::bigint <= extract(epoch FROM clock_timestamp()) THEN
+        WHEN state ->> 'reason' = 'state_expired' THEN
             _invalid_params('state_expired',
                 'invalid requestState: it has expired; call notes_delete again to get a new confirmation form')
-        WHEN claims ->> 'principal' IS DISTINCT FROM principal THEN
-            _invalid_params('state_wrong_principal', 'invalid requestState: it was issued to another principal')
+        WHEN NOT (state ->> 'ok')::boolean THEN
+            _invalid_params(state ->> 'reason', 'invalid requestState: ' || (state ->> 'message'))
         WHEN claims ->> 'method' IS DISTINCT FROM 'tools/call' OR claims ->> 'tool' IS DISTINCT FROM 'notes_delete' THEN
             _invalid_params('state_wrong_method', 'invalid requestState: it was issued for another method or tool')
         WHEN claims ->> 'args' IS DISTINCT FROM digest THEN
@@ -294,7 +277,7 @@ BEGIN
 END;
 $$;
 COMMENT ON FUNCTION _delete_open_state(text, text, text) IS
-'Internal: notes_delete step 2: opens the requestState and checks expiry, principal, method, arguments and phase';
+'Internal: notes_delete step 2: opens the requestState (_open_sealed: seal, purpose, expiry, principal) and checks method, arguments and phase';
 
 -- Uses up a state's nonce; false when it was already used.  Of two
 -- transactions racing on one state, the second blocks here and then fails
@@ -459,10 +442,9 @@ AS $$
 DECLARE
     note notes;
 BEGIN
-    PERFORM 1 FROM grants g
-    WHERE g.principal = _delete_note.principal AND uri_contains(g.workspace_uri, workspace)
-    FOR KEY SHARE;
-    IF NOT FOUND THEN
+    -- Lock the principal's grants, then apply the one grant rule to them.
+    PERFORM 1 FROM grants g WHERE g.principal = _delete_note.principal FOR KEY SHARE;
+    IF NOT _granted(principal, workspace) THEN
         UPDATE spent_states s SET outcome = 'stale' WHERE s.nonce = spent_nonce;
         PERFORM _audit(principal, request, workspace, NULL, 'stale');
         RETURN _tool_result(format('Nothing was deleted: workspace %s is no longer granted to you.', workspace),
@@ -482,13 +464,14 @@ BEGIN
         RETURN _tool_result('The note changed since the form was shown; nothing was deleted — call notes_delete again.',
                             NULL, true);
     END IF;
+    PERFORM _keep_version(principal, note, 'delete');    -- restorable for the version retention
     IF EXISTS (SELECT 1 FROM file_notes f WHERE f.note_id = note.note_id) THEN
         -- a file-backed note: the intent, then the file service removes the file
         RETURN _file_delete_intent(principal, request, workspace, note, spent_nonce);
     END IF;
     DELETE FROM notes n WHERE n.note_id = note.note_id;
     PERFORM _audit(principal, request, workspace, note, 'accept');
-    RETURN _tool_result(format('Deleted the note "%s" (%s).', _printable(note.title), note.uri),
+    RETURN _tool_result(format('Deleted the note "%s" (%s).', _title_label(note.title), note.uri),
                         jsonb_build_object('deleted', true, 'noteId', note.note_id));
 END;
 $$;
@@ -506,7 +489,7 @@ DECLARE
     args record;
     opened record;
 BEGIN
-    SELECT * INTO args FROM _delete_arguments(params -> 'arguments');
+    SELECT * INTO args FROM _delete_arguments(request);
     IF args.outcome IS NOT NULL THEN
         RETURN args.outcome;
     END IF;
@@ -531,36 +514,27 @@ COMMENT ON FUNCTION _tool_notes_delete(text, jsonb) IS
 
 -- notes_delete in the registry: its descriptor for tools/list, its handler
 -- for tools/call.
-SELECT _register_tool(1, jsonb_build_object(
-    'name', 'notes_delete',
-    'title', 'Delete a note',
-    'description', 'Deletes one note inside a workspace you are granted. Never deletes on the first call: '
-                   'it asks the user, through a form, to pick the note among those whose title contains '
-                   'the given text and to confirm. Declining is final; cancelling can be retried.',
-    'inputSchema', jsonb_build_object(
-        'type', 'object',
-        'properties', jsonb_build_object(
-            'workspaceUri', jsonb_build_object(
-                'type', 'string', 'format', 'uri', 'maxLength', 4096,
-                'description', 'file: URI of the workspace (or a folder inside it) to search, e.g. file:///work/notes'),
-            'title', jsonb_build_object(
-                'type', 'string', 'minLength', 1, 'maxLength', 200,
-                'description', 'Text the note''s title contains (case-insensitive)')),
-        'required', jsonb_build_array('workspaceUri', 'title'),
-        'additionalProperties', false),
-    'outputSchema', jsonb_build_object(
-        'type', 'object',
-        'properties', jsonb_build_object(
-            'deleted', jsonb_build_object('type', 'boolean'),
-            'noteId', jsonb_build_object('type', 'string'),
-            'cancelled', jsonb_build_object('type', 'boolean'),
-            'pending', jsonb_build_object('type', 'boolean',
-                'description', 'A file-backed note: the delete is recorded and its file not yet removed'),
-            'operationId', jsonb_build_object('type', 'string',
-                'description', 'A file-backed note: the id of the file operation')),
-        'required', jsonb_build_array('deleted')),
-    'annotations', jsonb_build_object(
-        'readOnlyHint', false,
-        'destructiveHint', true,
-        'idempotentHint', false,
-        'openWorldHint', false)));
+SELECT _register_tool(1, _tool_descriptor('{
+  "name": "notes_delete",
+  "title": "Delete a note",
+  "description": "Deletes one note inside a workspace you are granted. Never deletes on the first call: it asks the user, through a form, to pick the note among those whose title contains the given text and to confirm. Declining is final; cancelling can be retried.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "workspaceUri": {"$use": "workspaceUri",
+                       "description": "file: URI of the workspace (or a folder inside it) to search, e.g. file:///work/notes"},
+      "title": {"$use": "titleText", "description": "Text the note''s title contains (case-insensitive)"}
+    },
+    "required": ["workspaceUri", "title"],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {"deleted": {"type": "boolean"}, "noteId": {"type": "string"}, "cancelled": {"type": "boolean"},
+                   "pending": {"type": "boolean",
+                               "description": "A file-backed note: the delete is recorded and its file not yet removed"},
+                   "operationId": {"type": "string", "description": "A file-backed note: the id of the file operation"}},
+    "required": ["deleted"]
+  },
+  "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false}
+}'));

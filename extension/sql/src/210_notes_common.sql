@@ -1,9 +1,13 @@
 -------------------------------------------------------------------------------
--- Notes tools: create, read, update, list, search; audit of changes
+-- Notes tools: what create, read, update, list, search and move share;
+-- the audit of changes
 -------------------------------------------------------------------------------
 
--- The one place that says how large a title and a body may be (the search
--- branch's _check_note_title/_check_note_body can take its place).
+-- The limits are _note_limit's, applied by _check_note_title and
+-- _check_note_body (030_note_limits.sql); a tool turns their error into a
+-- sentence a model can act on.  The schema check (_tool_arguments) has
+-- refused an overlong title or body already; what is left here is what a
+-- JSON Schema cannot say: a blank title, a body too long in bytes.
 CREATE OR REPLACE FUNCTION _note_limits_problem(title text, body text) RETURNS text
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = mcp_notes, pg_temp
@@ -12,8 +16,6 @@ DECLARE
     message text;
     detail text;
 BEGIN
-    -- The limits live in _check_note_title/_check_note_body only; a tool
-    -- turns their error into a sentence a model can act on.
     IF title IS NOT NULL THEN
         PERFORM _check_note_title(title);
     END IF;
@@ -45,64 +47,53 @@ SET search_path = mcp_notes, pg_temp
 AS $$ SELECT _tool_result(structured::text, structured) $$;
 COMMENT ON FUNCTION _tool_structured(jsonb) IS 'Internal: a tools/call result whose text content is its structuredContent serialized';
 
-CREATE OR REPLACE FUNCTION _tool_refusal(message text) RETURNS jsonb
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = mcp_notes, pg_temp
-AS $$ SELECT _tool_result(message, NULL, true) $$;
-COMMENT ON FUNCTION _tool_refusal(text) IS 'Internal: a tools/call result with isError true and the message a model can act on';
-
--- The arguments every notes tool checks the same way: an object (else the
--- request is malformed: invalid_params); only known names; the required
--- ones present; every one a string (JSON null means not given); workspaceUri well formed and granted to the principal.  A
--- workspace that does not exist and one not granted get the same answer.
-CREATE OR REPLACE FUNCTION _notes_arguments(tool text, principal text, arguments jsonb, required text[], optional text[],
+-- The arguments of a notes tool: those its inputSchema allows
+-- (_tool_arguments), and a workspaceUri that is well formed and granted to
+-- the principal.  A workspace that does not exist and one not granted get
+-- the same answer.
+CREATE OR REPLACE FUNCTION _notes_arguments(principal text, request jsonb,
                                  OUT outcome jsonb, OUT workspace text, OUT args jsonb)
 LANGUAGE plpgsql STABLE
 SET search_path = mcp_notes, pg_temp
 AS $$
-DECLARE
-    unknown text;
-    missing text;
-    wrong text;
-    problem text;
 BEGIN
-    IF arguments IS NOT NULL AND jsonb_typeof(arguments) <> 'object' THEN
-        outcome := _invalid_params('invalid_arguments', format('%s: arguments must be an object', tool));
-        RETURN;
-    END IF;
-    args := jsonb_strip_nulls(coalesce(arguments, '{}'));
-    SELECT string_agg(k, ', ' ORDER BY k) INTO unknown
-    FROM jsonb_object_keys(args) AS k WHERE NOT k = ANY (required || optional);
-    SELECT string_agg(k, ', ' ORDER BY o) INTO missing
-    FROM unnest(required) WITH ORDINALITY AS r(k, o) WHERE NOT args ? k;
-    SELECT string_agg(a.k, ', ' ORDER BY a.k) INTO wrong
-    FROM jsonb_each(args) AS a(k, v) WHERE jsonb_typeof(a.v) <> 'string' AND a.k = ANY (required || optional);
-    outcome := CASE
-        WHEN unknown IS NOT NULL THEN
-            _tool_refusal(format('%s: unknown argument(s): %s. It takes %s.', tool, _printable(unknown, 200),
-                                 array_to_string(required || optional, ', ')))
-        WHEN missing IS NOT NULL THEN
-            _tool_refusal(format('%s: missing argument(s): %s.', tool, missing))
-        WHEN wrong IS NOT NULL THEN
-            _tool_refusal(format('%s: %s must be a string.', tool, wrong))
-    END;
+    SELECT a.outcome, a.args INTO outcome, args FROM _tool_arguments(request) a;
+    outcome := coalesce(outcome, _uri_refusal('workspaceUri', args ->> 'workspaceUri'));
     IF outcome IS NOT NULL THEN
         RETURN;
     END IF;
-    problem := _uri_problem(args ->> 'workspaceUri');
-    IF problem IS NOT NULL THEN
-        outcome := _tool_refusal(format('workspaceUri is not a usable file: URI. %s', problem));
-        RETURN;
-    END IF;
     workspace := normalize_uri(args ->> 'workspaceUri');
-    IF NOT EXISTS (SELECT 1 FROM grants g
-                   WHERE g.principal = _notes_arguments.principal AND uri_contains(g.workspace_uri, workspace)) THEN
+    IF NOT _granted(principal, workspace) THEN
         outcome := _tool_refusal(format('Workspace %s is not granted to you.', workspace));
     END IF;
 END;
 $$;
-COMMENT ON FUNCTION _notes_arguments(text, text, jsonb, text[], text[]) IS
-'Internal: the argument checks every notes tool shares (names, types, workspaceUri well formed and granted); the normalized workspace and the arguments, or the outcome refusing them';
+COMMENT ON FUNCTION _notes_arguments(text, jsonb) IS
+'Internal: a notes tool''s arguments as its inputSchema says (_tool_arguments), with workspaceUri well formed and granted; the normalized workspace and the arguments, or the outcome refusing them';
+
+-- The notes whose title contains a text, the title search (_candidates)
+-- as every tool that names a note by its title uses it.  A text that finds
+-- none and carries escapes as _printable writes them -- a title copied from
+-- a label, which is all a model or a user ever saw of it -- is searched
+-- again with the escapes decoded (_unprintable).
+CREATE OR REPLACE FUNCTION _titles_containing(workspace text, title_text text, max_rows integer) RETURNS SETOF notes
+LANGUAGE plpgsql STABLE
+SET search_path = mcp_notes, pg_temp
+AS $$
+DECLARE
+    decoded text;
+BEGIN
+    RETURN QUERY SELECT * FROM _candidates(workspace, title_text, max_rows);
+    IF NOT FOUND AND strpos(title_text, E'\\') > 0 THEN
+        decoded := _unprintable(title_text);
+        IF decoded <> title_text THEN
+            RETURN QUERY SELECT * FROM _candidates(workspace, decoded, max_rows);
+        END IF;
+    END IF;
+END;
+$$;
+COMMENT ON FUNCTION _titles_containing(text, text, integer) IS
+'Internal: up to max_rows notes inside a workspace whose title contains the text (_candidates), or else the text with _printable''s escapes decoded';
 
 -- A note id that does not exist and one outside the workspace get the
 -- same answer, which names only what the caller gave.
@@ -131,37 +122,37 @@ $$;
 COMMENT ON FUNCTION _note_fields_refusal(text, jsonb) IS
 'Internal: NULL when the title and body in a notes_create/notes_update call may be written, else the tool error refusing them';
 
--- One row of change_audit, with the request's ids as _audit writes them.
+-- One row of change_audit, with the request's ids as _audit writes them
+-- and the title through the one rule for titles (_title_label).
 CREATE OR REPLACE FUNCTION _change_audit(principal text, request jsonb, workspace text, note notes, action text, fields text[])
 RETURNS void
 LANGUAGE sql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
     INSERT INTO change_audit (principal, workspace_uri, note_id, note_uri, title, action, fields, updated_at,
-                              request_id, gateway_id, client_info,
+                              request_id, gateway_id, client_info, expected_updated_at,
                               token_iss, token_sub, token_client_id, token_jti, token_scope)
-    SELECT principal, workspace, (note).note_id, (note).uri, (note).title, action, fields, (note).updated_at,
+    SELECT principal, workspace, (note).note_id, (note).uri, _title_label((note).title), action, fields, (note).updated_at,
            _printable(request ->> 'requestId', 200), _printable(request ->> 'gatewayId', 200),
            _reported_client_info(request -> 'clientInfo'),
+           -- an update refused unless it equals the version read: a valid time here
+           CASE WHEN action = 'update' THEN (request #>> '{params,arguments,expectedUpdatedAt}')::timestamptz END,
            t ->> 'iss', t ->> 'sub', t ->> 'client_id', t ->> 'jti', t ->> 'scope'
     FROM (SELECT _acting_token(request) AS t) acting
 $$;
 COMMENT ON FUNCTION _change_audit(text, jsonb, text, notes, text, text[]) IS
-'Internal: appends one row to change_audit (request id, bounded gateway id and client info from the request object, the acting JWT''s iss, sub, client_id, jti and scope)';
+'Internal: appends one row to change_audit (the title as labels show it, request id, bounded gateway id and client info from the request object, the acting JWT''s iss, sub, client_id, jti and scope)';
 
--- Pagination cursors of notes_list and notes_search are sealed like a
--- requestState (_seal_state) with claims of their own: purpose "cursor",
--- the principal, the tool, the digest of the normalized query, the keyset
--- position after the page, and an expiry of one hour.  A delete state
--- has no purpose and a cursor's tool is never notes_delete, so neither is
--- ever taken for the other.
+-- Pagination cursors of notes_list and notes_search are sealed tokens of
+-- purpose "cursor" (_seal), valid one hour, with claims of their own: the
+-- principal, the tool, the digest of the normalized query and the keyset
+-- position after the page.
 CREATE OR REPLACE FUNCTION _cursor_seal(principal text, tool text, digest text, after jsonb) RETURNS text
 LANGUAGE sql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
-    SELECT _seal_state(jsonb_build_object(
-        'purpose', 'cursor', 'principal', principal, 'method', 'tools/call', 'tool', tool, 'args', digest,
-        'after', after, 'until', floor(extract(epoch FROM clock_timestamp()))::bigint + 3600))
+    SELECT _seal('cursor', jsonb_build_object(
+        'principal', principal, 'method', 'tools/call', 'tool', tool, 'args', digest, 'after', after), 3600)
 $$;
 COMMENT ON FUNCTION _cursor_seal(text, text, text, jsonb) IS
 'Internal: a sealed pagination cursor for a notes_list or notes_search page (bound to principal, tool and query, valid one hour)';
@@ -176,26 +167,35 @@ LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
-    opened jsonb := _open_state(cursor);
-    claims jsonb := opened -> 'claims';
+    opened constant jsonb := _open_sealed(cursor, 'cursor', principal);
+    claims constant jsonb := opened -> 'claims';
 BEGIN
-    IF NOT coalesce((opened ->> 'ok')::boolean, false)
-       OR claims ->> 'purpose' IS DISTINCT FROM 'cursor'
-       OR claims ->> 'principal' IS DISTINCT FROM principal
+    IF opened ->> 'reason' = 'state_expired' THEN
+        refusal := _tool_refusal(format('The cursor has expired. Call %s again without a cursor.', tool));
+    ELSIF NOT (opened ->> 'ok')::boolean
        OR claims ->> 'tool' IS DISTINCT FROM tool
        OR claims ->> 'args' IS DISTINCT FROM digest
        OR jsonb_typeof(claims -> 'after') IS DISTINCT FROM 'object' THEN
         refusal := _tool_refusal(format('The cursor is not valid for this call (it belongs to another query or was altered). Call %s again without a cursor.', tool));
-    ELSIF jsonb_typeof(claims -> 'until') IS DISTINCT FROM 'number'
-          OR (claims ->> 'until')::numeric <= extract(epoch FROM clock_timestamp()) THEN
-        refusal := _tool_refusal(format('The cursor has expired. Call %s again without a cursor.', tool));
     ELSE
         after := claims -> 'after';
     END IF;
 END;
 $$;
 COMMENT ON FUNCTION _cursor_open(text, text, text, text) IS
-'Internal: checks a notes_list/notes_search cursor (seal, purpose, principal, tool, query, expiry); its keyset position or the tool error refusing it';
+'Internal: checks a notes_list/notes_search cursor (_open_sealed: seal, purpose, expiry, principal; then tool and query); its keyset position or the tool error refusing it';
+
+-- What a page says of one note: its id, URI, title as labels show it
+-- (_title_label) and version.  The note itself is notes_read's.
+CREATE OR REPLACE FUNCTION _note_summary(note notes) RETURNS jsonb
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT jsonb_build_object('noteId', note.note_id, 'uri', note.uri, 'title', _title_label(note.title),
+                              'updatedAt', _note_time(note.updated_at))
+$$;
+COMMENT ON FUNCTION _note_summary(notes) IS
+'Internal: a note as notes_list and notes_search show it: noteId, uri, title (printable, _title_label), updatedAt';
 
 -- One page of notes (already ordered, at most page_size + 1 rows) as the
 -- result of notes_list and notes_search: the extra row only says there is
@@ -212,29 +212,3 @@ AS $$
 $$;
 COMMENT ON FUNCTION _notes_page(text, text, text, jsonb, integer) IS
 'Internal: the structured result of a notes_list/notes_search page, with nextCursor when more rows follow';
-
--- What the descriptors of the notes tools share, written once: the
--- workspaceUri argument and the page of notes that notes_list and
--- notes_search return.  Schemas are JSON Schema 2020-12 (the MCP default
--- dialect), said explicitly by $schema.
-CREATE OR REPLACE FUNCTION _tool_schema(part text) RETURNS jsonb
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = mcp_notes, pg_temp
-AS $$
-    SELECT CASE part
-        WHEN 'workspaceUri' THEN '{"type": "string", "format": "uri", "maxLength": 4096,
-                         "description": "file: URI of the workspace (or a folder inside it), e.g. file:///work/notes"}'::jsonb
-        WHEN 'notesPage' THEN '{"$schema": "https://json-schema.org/draft/2020-12/schema",
-                      "type": "object",
-                      "properties": {"notes": {"type": "array", "items": {"$ref": "#/$defs/noteSummary"}},
-                                     "nextCursor": {"type": "string"}},
-                      "required": ["notes"],
-                      "$defs": {"noteSummary": {"type": "object",
-                                                "properties": {"noteId": {"type": "string"}, "uri": {"type": "string"},
-                                                               "title": {"type": "string"},
-                                                               "updatedAt": {"type": "string", "format": "date-time"}},
-                                                "required": ["noteId", "uri", "title", "updatedAt"]}}}'::jsonb
-    END
-$$;
-COMMENT ON FUNCTION _tool_schema(text) IS
-'Internal: a schema the notes tools'' descriptors share: workspaceUri (the argument) or notesPage (the outputSchema of notes_list and notes_search)';

@@ -1,22 +1,24 @@
+-------------------------------------------------------------------------------
+-- The notes_create tool
+-------------------------------------------------------------------------------
+
 CREATE OR REPLACE FUNCTION _tool_notes_create(principal text, request jsonb) RETURNS jsonb
 LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
     a record;
-    problem text;
     refusal jsonb;
     target text;
     note notes;
 BEGIN
-    SELECT * INTO a FROM _notes_arguments('notes_create', principal, request #> '{params,arguments}',
-                                          '{workspaceUri,uri,title}', '{body}');
+    SELECT * INTO a FROM _notes_arguments(principal, request);
     IF a.outcome IS NOT NULL THEN
         RETURN a.outcome;
     END IF;
-    problem := _uri_problem(a.args ->> 'uri');
-    IF problem IS NOT NULL THEN
-        RETURN _tool_refusal(format('uri is not a usable file: URI. %s', problem));
+    refusal := _uri_refusal('uri', a.args ->> 'uri');
+    IF refusal IS NOT NULL THEN
+        RETURN refusal;
     END IF;
     target := normalize_uri(a.args ->> 'uri');
     IF target = a.workspace OR NOT uri_contains(a.workspace, target) THEN
@@ -44,7 +46,7 @@ COMMENT ON FUNCTION _tool_notes_create(text, jsonb) IS
 'Internal: the notes_create tool: a new note at a uri inside a granted workspace (never over an existing one), audited';
 
 -- notes_create in the registry: its descriptor for tools/list, its handler for tools/call.
-SELECT _register_tool(2, jsonb_set('{
+SELECT _register_tool(2, _tool_descriptor('{
   "name": "notes_create",
   "title": "Create a note",
   "description": "Creates a new note at a file: URI inside a workspace you are granted. Never overwrites: a uri that already has a note is refused. Returns the new note''s id.",
@@ -52,10 +54,10 @@ SELECT _register_tool(2, jsonb_set('{
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "properties": {
-      "uri": {"type": "string", "format": "uri", "maxLength": 4096,
-              "description": "file: URI of the new note, below workspaceUri, e.g. file:///work/notes/ideas.md"},
-      "title": {"type": "string", "minLength": 1, "maxLength": 500, "description": "The note''s title"},
-      "body": {"type": "string", "maxLength": 1048576, "description": "The note''s text (default empty; at most 1 MiB in UTF-8)"}
+      "workspaceUri": {"$use": "workspaceUri"},
+      "uri": {"$use": "noteUri", "description": "file: URI of the new note, below workspaceUri, e.g. file:///work/notes/ideas.md"},
+      "title": {"$use": "noteTitle", "description": "The note''s title"},
+      "body": {"$use": "noteBody", "description": "The note''s text (default empty; at most 1 MiB in UTF-8)"}
     },
     "required": ["workspaceUri", "uri", "title"],
     "additionalProperties": false
@@ -67,4 +69,4 @@ SELECT _register_tool(2, jsonb_set('{
     "required": ["noteId", "uri"]
   },
   "annotations": {"readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}
-}'::jsonb, '{inputSchema,properties,workspaceUri}', _tool_schema('workspaceUri')));
+}'));

@@ -1,3 +1,9 @@
+-------------------------------------------------------------------------------
+-- The notes_read tool
+-------------------------------------------------------------------------------
+
+-- The note itself, exactly as stored: the one place a title leaves the
+-- database unescaped, since a client may write it back (notes_update).
 CREATE OR REPLACE FUNCTION _tool_notes_read(principal text, request jsonb) RETURNS jsonb
 LANGUAGE plpgsql STABLE
 SET search_path = mcp_notes, pg_temp
@@ -6,8 +12,7 @@ DECLARE
     a record;
     note notes;
 BEGIN
-    SELECT * INTO a FROM _notes_arguments('notes_read', principal, request #> '{params,arguments}',
-                                          '{workspaceUri,noteId}', '{}');
+    SELECT * INTO a FROM _notes_arguments(principal, request);
     IF a.outcome IS NOT NULL THEN
         RETURN a.outcome;
     END IF;
@@ -20,18 +25,19 @@ BEGIN
                                                'body', note.body, 'updatedAt', _note_time(note.updated_at)));
 END;
 $$;
-COMMENT ON FUNCTION _tool_notes_read(text, jsonb) IS 'Internal: the notes_read tool: one note by id, inside a granted workspace';
+COMMENT ON FUNCTION _tool_notes_read(text, jsonb) IS 'Internal: the notes_read tool: one note by id, inside a granted workspace, as stored';
 
 -- notes_read in the registry: its descriptor for tools/list, its handler for tools/call.
-SELECT _register_tool(3, jsonb_set('{
+SELECT _register_tool(3, _tool_descriptor('{
   "name": "notes_read",
   "title": "Read a note",
-  "description": "Returns one note (uri, title, body, updatedAt) by its noteId, if it lies inside the workspace you name.",
+  "description": "Returns one note (uri, title, body, updatedAt) by its noteId, if it lies inside the workspace you name. The title and body are exactly as stored (lists show titles with invisible characters escaped).",
   "inputSchema": {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "properties": {
-      "noteId": {"type": "string", "maxLength": 100, "description": "The note''s id, from notes_list, notes_search or notes_create"}
+      "workspaceUri": {"$use": "workspaceUri"},
+      "noteId": {"$use": "noteId", "description": "The note''s id, from notes_list, notes_search or notes_create"}
     },
     "required": ["workspaceUri", "noteId"],
     "additionalProperties": false
@@ -44,4 +50,4 @@ SELECT _register_tool(3, jsonb_set('{
     "required": ["noteId", "uri", "title", "body", "updatedAt"]
   },
   "annotations": {"readOnlyHint": true, "openWorldHint": false}
-}'::jsonb, '{inputSchema,properties,workspaceUri}', _tool_schema('workspaceUri')));
+}'));

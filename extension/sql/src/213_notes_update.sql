@@ -1,3 +1,7 @@
+-------------------------------------------------------------------------------
+-- The notes_update tool
+-------------------------------------------------------------------------------
+
 -- An update that would change nothing writes nothing (so a repeated call
 -- is harmless: idempotentHint).  Otherwise expectedUpdatedAt, when given,
 -- must be the note's version: the row is locked first, so of two updates
@@ -13,13 +17,9 @@ DECLARE
     note notes;
     fields text[];
 BEGIN
-    SELECT * INTO a FROM _notes_arguments('notes_update', principal, request #> '{params,arguments}',
-                                          '{workspaceUri,noteId}', '{title,body,expectedUpdatedAt}');
+    SELECT * INTO a FROM _notes_arguments(principal, request);
     IF a.outcome IS NOT NULL THEN
         RETURN a.outcome;
-    END IF;
-    IF NOT (a.args ? 'title' OR a.args ? 'body') THEN
-        RETURN _tool_refusal('notes_update: give title, body or both; nothing was changed.');
     END IF;
     refusal := _note_fields_refusal('notes_update', a.args);
     IF refusal IS NOT NULL THEN
@@ -40,8 +40,12 @@ BEGIN
     END IF;
     IF a.args ? 'expectedUpdatedAt' AND a.args ->> 'expectedUpdatedAt' <> _note_time(note.updated_at) THEN
         RETURN _tool_refusal(format('The note changed since %s: its updatedAt is now %s. Nothing was written; read it again with notes_read and retry with expectedUpdatedAt "%s".',
-                                    _printable(a.args ->> 'expectedUpdatedAt', 40), _note_time(note.updated_at),
+                                    _printable(a.args ->> 'expectedUpdatedAt'), _note_time(note.updated_at),
                                     _note_time(note.updated_at)));
+    END IF;
+    refusal := _keep_replaced_version('notes_update', principal, note);    -- the text it replaces, kept
+    IF refusal IS NOT NULL THEN
+        RETURN refusal;
     END IF;
     UPDATE notes n
     SET title = coalesce(a.args ->> 'title', n.title),
@@ -57,19 +61,19 @@ COMMENT ON FUNCTION _tool_notes_update(text, jsonb) IS
 'Internal: the notes_update tool: new title and/or body of a note inside a granted workspace, refused when expectedUpdatedAt is not its version; audited';
 
 -- notes_update in the registry: its descriptor for tools/list, its handler for tools/call.
-SELECT _register_tool(4, jsonb_set('{
+SELECT _register_tool(4, _tool_descriptor('{
   "name": "notes_update",
   "title": "Update a note",
-  "description": "Replaces the title and/or body of a note inside a workspace you are granted; the previous text is not kept. Pass expectedUpdatedAt (the updatedAt you read) so that a note changed by someone else since is not overwritten: then nothing is written and the current updatedAt is returned in the message.",
+  "description": "Replaces the title and/or body of a note inside a workspace you are granted; the previous text is kept as a version an operator can restore. Pass expectedUpdatedAt (the updatedAt you read) so that a note changed by someone else since is not overwritten: then nothing is written and the current updatedAt is returned in the message.",
   "inputSchema": {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "properties": {
-      "noteId": {"type": "string", "maxLength": 100, "description": "The note''s id"},
-      "title": {"type": "string", "minLength": 1, "maxLength": 500, "description": "The new title"},
-      "body": {"type": "string", "maxLength": 1048576, "description": "The new body (replaces the whole text; at most 1 MiB in UTF-8)"},
-      "expectedUpdatedAt": {"type": "string", "format": "date-time",
-                            "description": "The note''s updatedAt exactly as notes_read or notes_list returned it; the update is refused if the note changed since"}
+      "workspaceUri": {"$use": "workspaceUri"},
+      "noteId": {"$use": "noteId", "description": "The note''s id"},
+      "title": {"$use": "noteTitle", "description": "The new title"},
+      "body": {"$use": "noteBody", "description": "The new body (replaces the whole text; at most 1 MiB in UTF-8)"},
+      "expectedUpdatedAt": {"$use": "expectedUpdatedAt"}
     },
     "required": ["workspaceUri", "noteId"],
     "anyOf": [{"required": ["title"]}, {"required": ["body"]}],
@@ -82,4 +86,4 @@ SELECT _register_tool(4, jsonb_set('{
     "required": ["noteId", "updatedAt"]
   },
   "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false}
-}'::jsonb, '{inputSchema,properties,workspaceUri}', _tool_schema('workspaceUri')));
+}'));

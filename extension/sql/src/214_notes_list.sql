@@ -1,3 +1,7 @@
+-------------------------------------------------------------------------------
+-- The notes_list tool
+-------------------------------------------------------------------------------
+
 -- Keyset pagination by URI, byte-wise (URIs are unique): a note inserted
 -- while a client pages appears once or not at all, never shifts another.
 CREATE OR REPLACE FUNCTION _tool_notes_list(principal text, request jsonb) RETURNS jsonb
@@ -13,8 +17,7 @@ DECLARE
     prefix text;
     found jsonb;
 BEGIN
-    SELECT * INTO a FROM _notes_arguments('notes_list', principal, request #> '{params,arguments}',
-                                          '{workspaceUri}', '{cursor}');
+    SELECT * INTO a FROM _notes_arguments(principal, request);
     IF a.outcome IS NOT NULL THEN
         RETURN a.outcome;
     END IF;
@@ -27,9 +30,8 @@ BEGIN
         END IF;
     END IF;
     prefix := CASE WHEN right(a.workspace, 1) = '/' THEN a.workspace ELSE a.workspace || '/' END;
-    SELECT jsonb_agg(jsonb_build_object('noteId', p.note_id, 'uri', p.uri, 'title', p.title,
-                                        'updatedAt', _note_time(p.updated_at),
-                                        'after', jsonb_build_object('uri', p.uri)) ORDER BY p.uri COLLATE "C")
+    SELECT jsonb_agg(_note_summary(p) || jsonb_build_object('after', jsonb_build_object('uri', p.uri))
+                     ORDER BY p.uri COLLATE "C")
       INTO found
     FROM (SELECT n.* FROM notes n
           WHERE (n.uri = a.workspace
@@ -45,19 +47,20 @@ COMMENT ON FUNCTION _tool_notes_list(text, jsonb) IS
 'Internal: the notes_list tool: the notes inside a granted workspace by URI, 50 a page, with a sealed keyset cursor';
 
 -- notes_list in the registry: its descriptor for tools/list, its handler for tools/call.
-SELECT _register_tool(5, jsonb_set('{
+SELECT _register_tool(5, _tool_descriptor('{
   "name": "notes_list",
   "title": "List notes",
-  "description": "Lists the notes inside a workspace you are granted, ordered by uri, 50 a page. When nextCursor is present, call again with it as cursor (same workspaceUri) for the next page.",
+  "description": "Lists the notes inside a workspace you are granted, ordered by uri, 50 a page. When nextCursor is present, call again with it as cursor (same workspaceUri) for the next page. Titles are shown with invisible and control characters escaped (\\uXXXX); notes_read returns a note as stored.",
   "inputSchema": {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "properties": {
-      "cursor": {"type": "string", "maxLength": 16384, "description": "nextCursor of the previous page, as it was returned"}
+      "workspaceUri": {"$use": "workspaceUri"},
+      "cursor": {"$use": "cursor"}
     },
     "required": ["workspaceUri"],
     "additionalProperties": false
   },
+  "outputSchema": {"$use": "notesPage"},
   "annotations": {"readOnlyHint": true, "openWorldHint": false}
-}'::jsonb, '{inputSchema,properties,workspaceUri}', _tool_schema('workspaceUri'))
-    || jsonb_build_object('outputSchema', _tool_schema('notesPage')));
+}'));

@@ -72,24 +72,32 @@ AS $$ SELECT rtrim(workspace, '/') || '/{+path}' $$;
 COMMENT ON FUNCTION _note_template_uri(text) IS 'Internal: the URI template of the notes in a workspace (RFC 6570 reserved expansion)';
 
 -- Completion of the template's path: paths of the notes under that
--- granted workspace that begin with the typed value (at most 101, enough
--- to say there are more than the 100 a result carries).
+-- granted workspace that begin with the typed value, in byte order, at most
+-- 101 (enough to say there are more than the 100 a result carries).  The
+-- workspace's folder and the typed prefix are one btree range of
+-- notes_uri_bytewise (>= the prefix, < the prefix followed by DEL: a
+-- normalized URI is ASCII without controls), so the cost follows the notes
+-- that begin with what was typed, not the whole workspace.
 CREATE OR REPLACE FUNCTION _complete_note_path(principal text, template text, typed text) RETURNS jsonb
 LANGUAGE sql STABLE
 SET search_path = mcp_notes, pg_temp
 AS $$
-    SELECT coalesce(jsonb_agg(p.path ORDER BY p.path COLLATE "C"), '[]')
-    FROM (SELECT substr(n.uri, length(rtrim(w.ws, '/')) + 2) AS path
-          FROM _granted_workspaces(principal) AS w(ws)
-          JOIN notes n ON n.uri COLLATE "C" >= rtrim(w.ws, '/') || '/'
-                      AND n.uri COLLATE "C" < rtrim(w.ws, '/') || '0'
-                      AND starts_with(n.uri, rtrim(w.ws, '/') || '/' || typed)
-                      AND uri_contains(w.ws, n.uri)
-          WHERE _note_template_uri(w.ws) = template
-          LIMIT 101) p
+    SELECT coalesce(jsonb_agg(p.path ORDER BY p.uri COLLATE "C"), '[]')
+    FROM _granted_workspaces(principal) AS w(ws)
+    CROSS JOIN LATERAL (SELECT rtrim(w.ws, '/') || '/' || typed AS prefix) x
+    CROSS JOIN LATERAL (
+        SELECT n.uri, substr(n.uri, length(rtrim(w.ws, '/')) + 2) AS path
+        FROM notes n
+        WHERE n.uri COLLATE "C" >= x.prefix COLLATE "C"
+          AND n.uri COLLATE "C" < (x.prefix || chr(127)) COLLATE "C"
+          AND starts_with(n.uri, x.prefix)
+          AND uri_contains(w.ws, n.uri)
+        ORDER BY n.uri COLLATE "C"
+        LIMIT 101) p
+    WHERE _note_template_uri(w.ws) = template
 $$;
 COMMENT ON FUNCTION _complete_note_path(text, text, text) IS
-'Internal: the path values of a notes template of a granted workspace that begin with the typed text';
+'Internal: the path values of a notes template of a granted workspace that begin with the typed text (one btree range of the workspace and prefix, at most 101)';
 
 -- The notes kind: every note the principal may read is a resource at its
 -- file: URI; one template per granted workspace.
@@ -105,8 +113,8 @@ BEGIN
     CASE request ->> 'method'
     WHEN 'resources/list' THEN
         RETURN (SELECT coalesce(jsonb_agg(jsonb_build_object('key', n.uri, 'resource', jsonb_build_object(
-                    'uri', n.uri, 'name', _printable(n.title, 200), 'title', _printable(n.title, 200),
-                    'description', format('Note "%s", updated %s', _printable(n.title, 200),
+                    'uri', n.uri, 'name', _title_label(n.title), 'title', _title_label(n.title),
+                    'description', format('Note "%s", updated %s', _title_label(n.title),
                                           to_char(n.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI "UTC"')),
                     'mimeType', _note_mime_type(n.uri), 'size', octet_length(n.body)))
                     ORDER BY n.uri COLLATE "C"), '[]')
@@ -123,9 +131,7 @@ BEGIN
             RETURN NULL;
         END IF;
         SELECT n.* INTO note FROM notes n
-        WHERE n.uri = normalize_uri(wanted)
-          AND EXISTS (SELECT 1 FROM grants g WHERE g.principal = _resources_notes.principal
-                      AND uri_contains(g.workspace_uri, n.uri));
+        WHERE n.uri = normalize_uri(wanted) AND _granted(principal, n.uri);
         IF NOT FOUND THEN
             RETURN NULL;
         END IF;
@@ -151,11 +157,11 @@ COMMENT ON FUNCTION _resources_notes(text, jsonb) IS
 INSERT INTO resource_kinds (name, position, handler) VALUES ('notes', 1, '_resources_notes')
 ON CONFLICT (name) DO UPDATE SET position = excluded.position, handler = excluded.handler;
 
--- A resources/list cursor is sealed like a requestState, with claims of its
--- own: purpose, the principal, the kind position and the key to continue
--- after; it stays valid one hour (until), so paging a long list outlives a
--- state's lifetime.  Keys are unique and ordered, so a page never repeats or
--- skips a resource that existed when the listing began.
+-- A resources/list cursor is a sealed token of purpose resources_cursor,
+-- valid one hour (paging a long list outlives a delete state), with claims
+-- of its own: the principal, the kind position and the key to continue
+-- after.  Keys are unique and ordered, so a page never repeats or skips a
+-- resource that existed when the listing began.
 CREATE OR REPLACE FUNCTION _resources_cursor_open(principal text, cursor jsonb,
                                        OUT outcome jsonb, OUT kind_position integer, OUT after text)
 LANGUAGE plpgsql VOLATILE
@@ -172,12 +178,8 @@ BEGIN
         outcome := _invalid_params('invalid_cursor', 'Invalid params: cursor must be a string');
         RETURN;
     END IF;
-    opened := _open_state(cursor #>> '{}');
-    IF NOT coalesce((opened ->> 'ok')::boolean, false)
-       OR opened #>> '{claims,purpose}' IS DISTINCT FROM 'resources_cursor'
-       OR opened #>> '{claims,principal}' IS DISTINCT FROM principal
-       OR jsonb_typeof(opened #> '{claims,kind}') IS DISTINCT FROM 'number'
-       OR coalesce((opened #>> '{claims,until}')::numeric, 0) <= extract(epoch FROM clock_timestamp()) THEN
+    opened := _open_sealed(cursor #>> '{}', 'resources_cursor', principal);
+    IF NOT (opened ->> 'ok')::boolean OR jsonb_typeof(opened #> '{claims,kind}') IS DISTINCT FROM 'number' THEN
         outcome := _invalid_params('invalid_cursor',
             'Invalid params: the cursor is not valid (altered, expired or issued to someone else); list again without it');
         RETURN;
@@ -187,16 +189,14 @@ BEGIN
 END;
 $$;
 COMMENT ON FUNCTION _resources_cursor_open(text, jsonb) IS
-'Internal: checks a resources/list cursor (seal, purpose, principal, expiry); the kind position and key to continue after, or the outcome refusing it';
+'Internal: checks a resources/list cursor (_open_sealed: seal, purpose, expiry, principal); the kind position and key to continue after, or the outcome refusing it';
 
 CREATE OR REPLACE FUNCTION _resources_cursor(principal text, kind_position integer, after text) RETURNS text
 LANGUAGE sql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
-    SELECT _seal_state(jsonb_build_object(
-        'purpose', 'resources_cursor', 'principal', principal, 'method', 'resources/list',
-        'kind', kind_position, 'after', after,
-        'until', floor(extract(epoch FROM clock_timestamp()))::bigint + 3600))
+    SELECT _seal('resources_cursor', jsonb_build_object(
+        'principal', principal, 'method', 'resources/list', 'kind', kind_position, 'after', after), 3600)
 $$;
 COMMENT ON FUNCTION _resources_cursor(text, integer, text) IS
 'Internal: a sealed resources/list cursor (principal, kind position, key after), valid one hour';
@@ -269,7 +269,9 @@ $$;
 COMMENT ON FUNCTION _resources_templates_list(text, jsonb) IS
 'Internal: the resources/templates/list method: the templates of every kind for the principal';
 
--- The first kind that knows the URI answers; none is "not found".
+-- The first kind that knows the URI answers; none is "not found".  A URI
+-- longer than any URI may be (4096, normalize_uri's limit) names nothing,
+-- and no kind is asked about it.
 CREATE OR REPLACE FUNCTION _resources_read(principal text, request jsonb) RETURNS jsonb
 LANGUAGE plpgsql VOLATILE
 SET search_path = mcp_notes, pg_temp
@@ -280,6 +282,9 @@ DECLARE
 BEGIN
     IF jsonb_typeof(request -> 'params' -> 'uri') IS DISTINCT FROM 'string' THEN
         RETURN _invalid_params('invalid_uri', 'Invalid params: params.uri must be a string');
+    END IF;
+    IF length(request #>> '{params,uri}') > 4096 THEN
+        RETURN _resource_not_found(request -> 'params' -> 'uri');
     END IF;
     FOR kind IN SELECT * FROM resource_kinds k ORDER BY k.position LOOP
         EXECUTE format('SELECT mcp_notes.%I($1, $2)', kind.handler) INTO outcome USING principal, request;

@@ -52,7 +52,7 @@ BEGIN
         RETURN _invalid_params('unknown_tool', format('unknown tool: %s', _printable(params ->> 'name', 100)));
     END IF;
     EXECUTE format('SELECT mcp_notes.%I($1, $2)', tool_handler) INTO outcome USING principal, request;
-    RETURN outcome;
+    RETURN _log_outcome(request, outcome);
 END;
 $$;
 COMMENT ON FUNCTION _tools_call(text, jsonb) IS
@@ -119,6 +119,9 @@ BEGIN
     END IF;
     IF starts_with(request ->> 'method', 'mcp_notes/') THEN
         RETURN _legacy_method(principal, request, NULL, credential_hash);
+    END IF;
+    IF request ->> 'method' = 'subscriptions/listen' THEN
+        RETURN _listen_open(principal, request, NULL, credential_hash);
     END IF;
     RETURN _dispatch(principal, request);
 END;

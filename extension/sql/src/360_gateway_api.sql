@@ -24,9 +24,11 @@ $$;
 COMMENT ON FUNCTION _served_methods() IS
 'Internal: the methods features() lists: tools always, resources, prompts and completion when their registries have rows';
 
--- The internal methods of the 2025-era adapter (_legacy_method), with the
--- channel each notifies at commit: a gateway holding a stream LISTENs on
--- it to learn that an answer came (or that the pending request ended).
+-- The internal methods of the 2025-era adapter (_legacy_method) and of
+-- listen streams (_listen_method), with the channel each notifies at
+-- commit: a gateway holding a stream LISTENs on it to learn that an answer
+-- came (or that the pending request ended), or that a stream must be
+-- renewed now.
 CREATE OR REPLACE FUNCTION _internal_methods() RETURNS jsonb
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = mcp_notes, pg_temp
@@ -38,11 +40,14 @@ AS $$
         'mcp_notes/pending/open', '{}'::jsonb,
         'mcp_notes/pending/answer', '{"channel": "mcp_notes_legacy"}'::jsonb,
         'mcp_notes/pending/take', '{}'::jsonb,
+        'mcp_notes/listen/open', '{}'::jsonb,
+        'mcp_notes/listen/renew', '{"channel": "mcp_notes_listen"}'::jsonb,
+        'mcp_notes/listen/close', '{}'::jsonb,
         -- file-backed workspaces: the answer to a notes_delete that said "await"
         'mcp_notes/fileop/outcome', '{"channel": "mcp_notes_fileops"}'::jsonb)
 $$;
 COMMENT ON FUNCTION _internal_methods() IS
-'Internal: features().internalMethods: the 2025-era coordination methods handle() answers and the outcome of a file operation, each with the channel it notifies';
+'Internal: features().internalMethods: the coordination methods handle() answers (2025-era sessions and pending requests, listen streams) and the outcome of a file operation, each with the channel it notifies';
 
 -- extensionVersion is read from pg_extension, so the control file stays
 -- the one place that says which version this is.
@@ -74,10 +79,10 @@ AS $$
                         'resources at their file: URIs (resources/list, resources/read); the prompt review_note '
                         'reviews one of them.',
         'tokenChannel', 'mcp_notes_tokens',
-        'internalMethods', _internal_methods())
+        'internalMethods', _internal_methods()) || _stream_features()
 $$;
 COMMENT ON FUNCTION features() IS
-'What this extension serves (contract, methods, public results, capabilities, instructions, token channel); see docs/contract.md';
+'What this extension serves (contract, methods and the methods of each era, public results, capabilities, instructions, channels); see docs/contract.md';
 
 -- plpgsql rather than sql: a SET clause keeps an sql function from being
 -- inlined, so its query would be planned on every call; plpgsql caches the

@@ -291,6 +291,8 @@ BEGIN
             RETURN _session_open(principal, params);
         WHEN 'mcp_notes/pending/take' THEN
             RETURN _pending_take(principal, params);
+        WHEN 'mcp_notes/listen/open', 'mcp_notes/listen/renew', 'mcp_notes/listen/close' THEN
+            RETURN _listen_method(principal, request, s, opened_by);
         ELSE
             NULL;
     END CASE;
@@ -346,8 +348,12 @@ BEGIN
     IF request ->> 'method' = 'ping' THEN
         RETURN '{"result": {}}';
     END IF;
-    request := jsonb_strip_nulls(request || jsonb_build_object('clientCapabilities', s.client_capabilities,
-                                                               'clientInfo', s.client_info));
+    outcome := _session_method(principal, request, s);
+    IF outcome IS NOT NULL THEN
+        RETURN outcome;
+    END IF;
+    request := jsonb_strip_nulls((request - 'logLevel') || jsonb_build_object('clientCapabilities', s.client_capabilities,
+                                                               'clientInfo', s.client_info, 'logLevel', s.log_level));
     IF request ? 'inputFrom' THEN
         taken := _pending_answers(s, request);
         IF taken ? 'outcome' THEN

@@ -37,7 +37,8 @@ SET search_path = mcp_notes, pg_temp
 AS $$
     SELECT e.entry::regprocedure, e.dev
     FROM (VALUES ('mcp_notes.features()', false), ('mcp_notes.handle(text, jsonb)', false),
-                 ('mcp_notes.authenticate(text)', false), ('mcp_notes.tool_descriptors()', false),
+                 ('mcp_notes.authenticate(text)', false), ('mcp_notes.audit_tick(integer)', false),
+                 ('mcp_notes.tool_descriptors()', false),
                  ('mcp_notes.call_tool(text, text, jsonb, jsonb, text, jsonb, text, jsonb, text)', false),
                  ('mcp_notes.handle_as(text, jsonb)', true),
                  ('mcp_notes.call_tool_as(text, text, jsonb, jsonb, text, jsonb, text, jsonb, text)', true)) AS e(entry, dev)

@@ -52,20 +52,26 @@ CREATE TABLE change_audit (
     note_id       text NOT NULL,
     note_uri      text NOT NULL,
     title         text NOT NULL,
-    action        text NOT NULL CHECK (action IN ('create', 'update')),
+    -- named by the tool that wrote the note (create, update, move, ...):
+    -- a new tool audits without a change here
+    action        text NOT NULL CHECK (action OPERATOR(pg_catalog.~) '^[a-z][a-z_]{0,31}$'),
     fields        text[] NOT NULL,
     updated_at    timestamptz NOT NULL,
     request_id    text,
     gateway_id    text,
-    client_info   jsonb
+    client_info   jsonb,
+    expected_updated_at timestamptz
 );
 CREATE INDEX change_audit_at ON change_audit (at);
 CREATE INDEX change_audit_note_id ON change_audit (note_id);
 COMMENT ON TABLE change_audit IS
-'Append-only record of every note written by notes_create (action create) and notes_update (action update): who, what, when, from which gateway';
-COMMENT ON COLUMN change_audit.fields IS 'The fields the call wrote: title, body (create: both)';
+'Append-only record of every note written by the notes tools (action create, update, move: the tool says which): who, what, when, from which gateway';
+COMMENT ON COLUMN change_audit.action IS 'What the tool did to the note, named by the tool: create, update, move';
+COMMENT ON COLUMN change_audit.fields IS 'The fields the call wrote: title, body (create: both), uri (move)';
 COMMENT ON COLUMN change_audit.updated_at IS 'The note''s version after the write (its updatedAt)';
 COMMENT ON COLUMN change_audit.client_info IS 'Self-reported by the client; diagnostics only, never identity';
+COMMENT ON COLUMN change_audit.expected_updated_at IS
+'The expectedUpdatedAt the update was given (the version the caller had read); NULL: an unconfirmed write';
 CREATE TRIGGER change_audit_append_only
     BEFORE UPDATE ON change_audit
     FOR EACH STATEMENT EXECUTE FUNCTION _audit_is_append_only();

@@ -40,6 +40,26 @@ SELECT f.fn AS security_definer
 FROM pg_temp.member_functions f JOIN pg_proc p ON p.oid = f.oid
 WHERE p.prosecdef ORDER BY 1::text;
 
+-- Each security concept is written once (issue 19.3): the functions whose
+-- body says it.  The grant rule: only _granted tests a grant (and
+-- _readable_notes joins the notes under every grant, for resources/list).
+SELECT f.fn AS grant_rule_written_in
+FROM pg_temp.member_functions f JOIN pg_proc p ON p.oid = f.oid
+WHERE p.prosrc ~ 'uri_contains\(g\.workspace_uri' ORDER BY 1::text;
+-- Sealed tokens: only _open_sealed opens one (and _audit reads the nonce
+-- of a state _open_sealed has opened); only _seal seals one.
+SELECT f.fn AS open_state_called_by
+FROM pg_temp.member_functions f JOIN pg_proc p ON p.oid = f.oid
+WHERE p.prosrc ~ '(^|[^a-z_])_open_state\(' ORDER BY 1::text;
+SELECT f.fn AS seal_bound_to, p.prosrc AS symbol
+FROM pg_temp.member_functions f JOIN pg_proc p ON p.oid = f.oid
+WHERE p.prolang = (SELECT l.oid FROM pg_language l WHERE l.lanname = 'c') AND p.prosrc ~ 'seal' ORDER BY 1::text;
+-- Argument checks: only _schema_problem says "unknown argument" or
+-- "missing argument" (the tools read it from their inputSchema).
+SELECT f.fn AS argument_checks_written_in
+FROM pg_temp.member_functions f JOIN pg_proc p ON p.oid = f.oid
+WHERE p.prosrc ~ '(unknown|missing) argument' ORDER BY 1::text;
+
 -- Who may execute what.  A gateway role inherits PUBLIC.
 CREATE ROLE regress_catalog_gateway;
 CREATE ROLE regress_catalog_dev_gateway;
@@ -57,7 +77,7 @@ UNION ALL
 SELECT r.role, f.fn::regprocedure
 FROM (VALUES ('regress_catalog_gateway'), ('regress_catalog_dev_gateway')) r(role),
      (VALUES ('mcp_notes.features()'), ('mcp_notes.handle(text, jsonb)'), ('mcp_notes.authenticate(text)'),
-             ('mcp_notes.tool_descriptors()'),
+             ('mcp_notes.audit_tick(integer)'), ('mcp_notes.tool_descriptors()'),
              ('mcp_notes.call_tool(text, text, jsonb, jsonb, text, jsonb, text, jsonb, text)'),
              ('mcp_notes.legacy_session_open(text, text, jsonb, jsonb, interval)'),
              ('mcp_notes.legacy_session_check(text, text)'), ('mcp_notes.legacy_session_close(text, text)'),

@@ -187,6 +187,22 @@ SELECT mcp_notes._printable(E'tag\U000E0041\U000E007F soft\u00ADhyphen lrm\u200E
 SELECT n, mcp_notes._printable(E'ab\u202Ecd', n) AS cut
 FROM generate_series(0, 9) n;
 SELECT mcp_notes._printable(NULL) IS NULL AS null_is_null, mcp_notes._printable(repeat('z', 300), 200) = repeat('z', 200) AS cut_plain;
+-- The bound is applied before escaping (what is past it is never read):
+-- the same result as escaping every character and keeping the escapes
+-- that fit.
+SELECT n, mcp_notes._printable(s, n) AS cut,
+       mcp_notes._printable(s, n) = (SELECT coalesce(string_agg(e, '' ORDER BY i), '') FROM (
+           SELECT i, e, sum(length(e)) OVER (ORDER BY i) AS upto
+           FROM regexp_split_to_table(s, '') WITH ORDINALITY AS x(c, i), LATERAL mcp_notes._printable(c) AS e) p
+           WHERE upto <= n) AS same_as_escape_then_cut
+FROM (VALUES (E'a\u202Ebc\u0007d' || repeat(E'\u2066', 1000))) v(s), generate_series(0, 14) n;
+SELECT mcp_notes._printable(repeat(E'\u202E', 100000), 14) AS cut_of_a_long_one, mcp_notes._printable('abc', -1) = '' AS negative_is_empty;
+-- _unprintable undoes the escapes, so a label names what it shows (a text
+-- that already held an escape's characters reads as that character: the
+-- search tries the text as given first).
+SELECT mcp_notes._printable(s) AS shown, mcp_notes._unprintable(mcp_notes._printable(s)) = s AS round_trip
+FROM (VALUES (E'invoice \u202Egpj.exe\u202C'), (E'tag\U000E0041'), ('C:\dir\u0041'), ('plain'), ('')) AS v(s);
+SELECT mcp_notes._unprintable(x) AS decoded FROM unnest(ARRAY[E'\\u0041\\U0001F600 \\uD800 \\UFFFFFFFF \\u12 \\']) x;
 
 -- The JSON-RPC id in the audit: escapes instead of terminal control, at
 -- most 200 characters, never half an escape.
@@ -207,8 +223,8 @@ FROM (VALUES (to_jsonb(E'id\u001b]0;owned\u0007\r\n\u202Etail'::text)), ('42'), 
 SELECT left(request_id, 40) AS request_id_start, length(request_id) AS chars, t.invisible(request_id) AS has_invisible
 FROM mcp_notes.delete_audit WHERE gateway_id = 'gw-hard' ORDER BY audit_id;
 
--- What the audit kept of the cases above.  The title is the note's own, as
--- it was; an operator reads it through _printable.
-SELECT principal, mcp_notes._printable(title) AS title, note_uri, outcome
+-- What the audit kept of the cases above: the title as every label shows
+-- it (_title_label), so an operator's terminal shows what it is.
+SELECT principal, title, t.invisible(title) AS has_invisible, note_uri, outcome
 FROM mcp_notes.delete_audit WHERE workspace_uri = 'file:///t/hard/notes' AND gateway_id <> 'gw-hard'
 ORDER BY audit_id;

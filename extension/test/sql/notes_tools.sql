@@ -1,7 +1,9 @@
 -- The notes tools: notes_create, notes_read, notes_update, notes_list and
 -- notes_search through handle_as, as a gateway calls them: every tool,
 -- every refusal, containment look-alikes, cursors (tampered, foreign,
--- another query, expired) and paging while notes are inserted.
+-- another query, expired) and paging while notes are inserted; every
+-- length an inputSchema declares, enforced before anything else; titles
+-- printable wherever they label a note, exact in notes_read.
 \set ECHO none
 \set fixture `[ -f test/fixture.sql ] && echo test/fixture.sql || echo extension/test/fixture.sql`
 \i :fixture
@@ -92,7 +94,8 @@ FROM unnest(ARRAY['{"workspaceUri": "file:///work/notes", "uri": "file:///work/n
                   '{"workspaceUri": "not a uri", "uri": "file:///work/notes/e.md", "title": "t"}',
                   '[]', '"x"']::jsonb[]) a;
 SELECT t.show(t.tool('alice', 'notes_create', NULL));
--- size limits (_note_limits_problem)
+-- size limits: the schema's lengths (_tool_arguments), then the bytes of
+-- the body (_check_note_body through _note_limits_problem)
 SELECT t.show(t.create('alice', 'file:///work/notes/big.md', repeat('t', 501)));
 SELECT t.show(t.create('alice', 'file:///work/notes/big.md', 'Big', repeat('b', 1048577)));
 SELECT t.show(t.create('alice', 'file:///work/notes/big.md', repeat('t', 500), repeat('é', 524288)));
@@ -131,7 +134,7 @@ SELECT t.show(t.tool('eve', 'notes_read', jsonb_build_object('workspaceUri', 'fi
 SELECT t.show(t.tool('eve', 'notes_read', jsonb_build_object('workspaceUri', 'file:///work/notes-evil', 'noteId', :'a_id')));
 SELECT t.show(t.tool('alice', 'notes_read', '{"workspaceUri": "file:///work/notes", "noteId": 5}'));
 SELECT t.show(t.tool('alice', 'notes_read', '{"workspaceUri": "file:///work/notes"}'));
--- the id is quoted back printable and bounded
+-- an id longer than the schema's maxLength is refused before any lookup
 SELECT t.show(t.tool('alice', 'notes_read', jsonb_build_object('workspaceUri', 'file:///work/notes', 'noteId', chr(8238) || repeat('z', 300))));
 -- reading needs no serializable transaction
 BEGIN ISOLATION LEVEL READ COMMITTED;
@@ -244,10 +247,18 @@ SELECT t.show(t.list('alice', 'file:///work/notes', :'c1')) AS other_workspace;
 SELECT t.show(t.tool('alice', 'notes_search', jsonb_build_object('workspaceUri', 'file:///work/notes/p', 'query', 'note', 'cursor', :'c1'))) AS other_tool;
 SELECT t.show(t.list('alice', 'file:///work/notes/p', mcp_notes._seal_state(jsonb_build_object(
     'principal', 'alice', 'method', 'tools/call', 'tool', 'notes_delete', 'phase', 'confirm_delete')))) AS delete_state;
+-- the cursor's claims sealed for another purpose (a delete state's)
 SELECT t.show(t.list('alice', 'file:///work/notes/p', mcp_notes._seal_state(
-    (mcp_notes._open_state(:'c1') -> 'claims') || '{"until": 1000000000}'))) AS expired;
-SELECT t.show(t.list('alice', 'file:///work/notes/p', mcp_notes._seal_state(
-    (mcp_notes._open_state(:'c1') -> 'claims') - 'purpose'))) AS no_purpose;
+    mcp_notes._open_state(:'c1') -> 'claims'))) AS other_purpose;
+-- the seal's own expiry is the cursor's: one sealed to live 1 s, whatever
+-- its claims say, is expired after 1.5 s
+SELECT mcp_notes._seal('cursor', (mcp_notes._open_state(:'c1') -> 'claims') || '{"until": 9999999999}', 1) AS short_cursor \gset
+SELECT (o ->> 'exp')::bigint - (o ->> 'iat')::bigint AS short_cursor_lifetime, o ->> 'purpose' AS purpose
+FROM mcp_notes._open_state(:'short_cursor') o;
+SELECT pg_sleep(1.5);
+SELECT t.show(t.list('alice', 'file:///work/notes/p', :'short_cursor')) AS expired;
+SELECT (mcp_notes._open_state(:'c1') ->> 'exp')::bigint - (mcp_notes._open_state(:'c1') ->> 'iat')::bigint AS cursor_lifetime_s,
+       mcp_notes._open_state(:'c1') ->> 'purpose' AS cursor_purpose;
 SELECT t.show(t.tool('alice', 'notes_list', '{"workspaceUri": "file:///work/notes/p", "cursor": 3}')) AS not_a_string;
 -- a cursor is never a delete state
 SELECT t.outcome(t.call('alice', 'file:///work/notes/p', 'note', t.answer('decline'), :'c1')) AS cursor_as_state;
@@ -306,3 +317,72 @@ SELECT jsonb_array_length(t.sc(t.search('alice', 'file:///work/notes/many', 'man
 -- The 1.1 entry point (gateways of the previous version) reaches the tools too.
 SELECT t.show(mcp_notes.call_tool_as('alice', 'notes_read', jsonb_build_object('workspaceUri', 'file:///work/notes', 'noteId', :'a_id'),
                                      NULL, NULL, '{}', '1', NULL, 'gw-1.1'));
+
+-------------------------------------------------------------------------------
+-- Every length an inputSchema declares is enforced first
+-------------------------------------------------------------------------------
+
+-- For every argument of every registered tool that declares a maxLength:
+-- one character more is refused, naming the argument, before any other
+-- check (the other arguments are valid); exactly the maximum passes the
+-- length check.
+CREATE FUNCTION t.valid_args(d jsonb) RETURNS jsonb LANGUAGE sql AS $$
+    SELECT jsonb_object_agg(r, CASE WHEN r = 'workspaceUri' THEN 'file:///work/notes'
+                                    WHEN r = 'uri' THEN 'file:///work/notes/len.md' ELSE 'x' END)
+    FROM jsonb_array_elements_text(d #> '{inputSchema,required}') r
+$$;
+-- (and the first of anyOf's alternatives, so that only the length is wrong)
+CREATE OR REPLACE FUNCTION t.valid_args(d jsonb) RETURNS jsonb LANGUAGE sql AS $$
+    SELECT jsonb_object_agg(r, CASE WHEN r = 'workspaceUri' THEN 'file:///work/notes'
+                                    WHEN r = 'uri' THEN 'file:///work/notes/len.md' ELSE 'x' END)
+    FROM (SELECT jsonb_array_elements_text(d #> '{inputSchema,required}')
+          UNION SELECT jsonb_array_elements_text(coalesce(d #> '{inputSchema,anyOf,0,required}', '[]'))) x(r)
+$$;
+SELECT d ->> 'name' AS tool, p.key AS argument, (p.value ->> 'maxLength')::integer AS max_length,
+       t.show(t.tool('alice', d ->> 'name', t.valid_args(d) || jsonb_build_object(p.key,
+              repeat('x', (p.value ->> 'maxLength')::integer + 1)))) AS one_more,
+       t.show(t.tool('alice', d ->> 'name', t.valid_args(d) || jsonb_build_object(p.key,
+              repeat('x', (p.value ->> 'maxLength')::integer)))) NOT LIKE '%must be at most%' AS maximum_passes
+FROM jsonb_array_elements(mcp_notes.tool_descriptors()) d, jsonb_each(d #> '{inputSchema,properties}') p
+WHERE p.value ? 'maxLength'
+ORDER BY 1, 2;
+-- A 400 KB argument costs what its length costs: the answer quotes none of
+-- it, and an unknown argument's name is quoted printable and bounded.
+SELECT t.show(t.tool('alice', 'notes_read', jsonb_build_object('workspaceUri', 'file:///work/notes',
+              'noteId', chr(8238) || repeat('z', 400000)))) AS huge_note_id;
+SELECT length(t.text(x)) < 400 AS bounded, left(t.text(x), 60) AS message
+FROM t.tool('alice', 'notes_list', jsonb_build_object('workspaceUri', 'file:///work/notes',
+            chr(8238) || repeat('k', 400000), 1, 'a', 2, 'b', 3, 'c', 4, 'd', 5, 'e', 6, 'f', 7)) x;
+-- Types and the other keywords, from the schema too.
+SELECT a AS arguments, t.show(t.tool('alice', 'notes_update', a)) AS outcome
+FROM unnest(ARRAY['{"workspaceUri": "file:///work/notes", "noteId": "x", "title": ""}',
+                  '{"workspaceUri": "file:///work/notes", "noteId": ["x"], "title": "t"}',
+                  '{"workspaceUri": "file:///work/notes", "noteId": "x", "expectedUpdatedAt": {}, "body": ""}',
+                  '{"workspaceUri": "file:///work/notes", "noteId": null, "title": "t"}']::jsonb[]) a;
+
+-------------------------------------------------------------------------------
+-- Titles: printable wherever they label a note, exact in notes_read
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION t.invisible(s text) RETURNS boolean LANGUAGE sql AS $$
+    SELECT s ~ '[\u0001-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\uFEFF]'
+$$;
+SELECT t.sc(t.create('alice', 'file:///work/notes/bidi/invoice.md',
+                     E'invoice \u202Egpj.exe\u202C line\nbreak esc\u001b[2J zw\u200Bsp')) ->> 'noteId' AS bidi_id \gset
+SELECT t.list('alice', 'file:///work/notes/bidi') AS listed \gset
+SELECT t.search('alice', 'file:///work/notes/bidi', 'invoice') AS searched \gset
+SELECT label, x ->> 'title' AS title, t.invisible(x ->> 'title') AS has_invisible,
+       t.invisible(t.text(r)) AS text_has_invisible, t.show(r) LIKE 'ok %' AS text_is_structured
+FROM (VALUES ('notes_list', :'listed'::jsonb), ('notes_search', :'searched'::jsonb)) v(label, r),
+     LATERAL (SELECT t.sc(r) -> 'notes' -> 0) AS n(x);
+-- notes_read returns the note as stored, so a client can write it back
+SELECT t.sc(t.tool('alice', 'notes_read', jsonb_build_object('workspaceUri', 'file:///work/notes', 'noteId', :'bidi_id'))) ->> 'title'
+       = (SELECT title FROM mcp_notes.notes WHERE note_id = :'bidi_id') AS read_is_exact,
+       t.invisible((SELECT title FROM mcp_notes.notes WHERE note_id = :'bidi_id')) AS stored_has_invisible;
+-- the title as a list shows it finds the note (a model copies what it saw)
+SELECT jsonb_array_length(t.sc(t.search('alice', 'file:///work/notes/bidi', t.sc(:'listed') -> 'notes' -> 0 ->> 'title')) -> 'notes')
+       AS found_by_its_label,
+       t.sc(t.search('alice', 'file:///work/notes/bidi', t.sc(:'listed') -> 'notes' -> 0 ->> 'title')) -> 'notes' -> 0 ->> 'noteId'
+       = :'bidi_id' AS the_same_note;
+-- the audit keeps the title as labels show it
+SELECT action, title, t.invisible(title) AS has_invisible FROM mcp_notes.change_audit WHERE note_id = :'bidi_id';

@@ -115,8 +115,9 @@ SELECT t.complete('rita', 'title', 'alpha', 'file:///t/rp') AS titles,
        t.complete('rita', 'title', 'alpha') AS no_workspace;
 SELECT t.complete('rita', 'noteId', left(:'alpha', 8), 'file:///t/rp') -> 'values' = jsonb_build_array(:'alpha') AS note_id,
        t.complete('rita', 'noteId', left(:'evil', 8), 'file:///t/rp') AS outside;
-SELECT (t.complete('rita', 'noteId', '', 'file:///t/rp') - 'values') AS more_than_100,
-       jsonb_array_length(t.complete('rita', 'noteId', '', 'file:///t/rp') -> 'values') AS values_sent;
+SELECT (x - 'values') AS more_than_100, jsonb_array_length(x -> 'values') AS values_sent
+FROM (SELECT t.rp('rita', 'completion/complete', '{"ref": {"type": "ref/resource", "uri": "file:///t/rp/{+path}"}, "argument": {"name": "path", "value": "p/"}}')
+             #> '{result,completion}') AS c(x);
 SELECT t.rp('rita', 'completion/complete', '{"ref": {"type": "ref/resource", "uri": "file:///t/rp/{+path}"}, "argument": {"name": "path", "value": "inner/"}}')
        #> '{result,completion,values}' AS paths,
        t.rp('eve', 'completion/complete', '{"ref": {"type": "ref/resource", "uri": "file:///t/rp/{+path}"}, "argument": {"name": "path", "value": ""}}')
@@ -125,6 +126,76 @@ SELECT t.rp('rita', 'completion/complete', p) -> 'error' AS malformed
 FROM unnest(ARRAY['{}'::jsonb, '{"ref": {"type": "ref/prompt", "name": "review_note"}}',
                   '{"ref": {"type": "ref/other"}, "argument": {"name": "a", "value": "b"}}',
                   '{"ref": {"type": "ref/prompt", "name": "nope"}, "argument": {"name": "a", "value": "b"}}']) p;
+
+-- What a suggester reads is bounded first: a value or name longer than
+-- any argument, a prompt name longer than the registry's, a template
+-- longer than any.
+SELECT label, t.rp('rita', 'completion/complete', p) #> '{error,data}' AS refused
+FROM (VALUES
+    ('value of 4097', jsonb_build_object('ref', '{"type": "ref/prompt", "name": "review_note"}'::jsonb,
+                                         'argument', jsonb_build_object('name', 'title', 'value', repeat('v', 4097)))),
+    ('name of 101', jsonb_build_object('ref', '{"type": "ref/prompt", "name": "review_note"}'::jsonb,
+                                       'argument', jsonb_build_object('name', repeat('n', 101), 'value', ''))),
+    ('prompt name of 65', jsonb_build_object('ref', jsonb_build_object('type', 'ref/prompt', 'name', repeat('p', 65)),
+                                             'argument', '{"name": "a", "value": ""}'::jsonb)),
+    ('template of 8193', jsonb_build_object('ref', jsonb_build_object('type', 'ref/resource', 'uri', repeat('u', 8193)),
+                                            'argument', '{"name": "path", "value": ""}'::jsonb))) AS v(label, p);
+-- A value longer than its argument may be (title: 500, as a title) suggests
+-- nothing, and never reaches the title search; neither does a prompt's.
+SET track_functions = 'all';
+SELECT pg_stat_reset_single_function_counters('mcp_notes._candidates(text,text,integer)'::regprocedure);
+SELECT t.complete('rita', 'title', repeat('alpha ', 84), 'file:///t/rp') AS title_of_504;
+SELECT t.rp('rita', 'prompts/get', jsonb_build_object('name', 'review_note', 'arguments',
+            jsonb_build_object('workspaceUri', 'file:///t/rp', 'title', repeat('alpha ', 84)))) -> 'error' AS prompt_title_of_504;
+SELECT t.rp('rita', 'prompts/get', jsonb_build_object('name', 'review_note', 'arguments',
+            jsonb_build_object('workspaceUri', 'file:///t/rp', 'noteId', repeat('i', 101)))) #> '{error,message}' AS prompt_note_id_of_101;
+SELECT coalesce((SELECT f.calls FROM pg_stat_xact_user_functions f WHERE f.funcname = '_candidates'), 0) AS title_searches;
+-- A resource URI longer than any URI names nothing; no kind is asked.
+SELECT t.rp('rita', 'resources/read', jsonb_build_object('uri', 'file:///t/rp/' || repeat('u', 4090))) #>> '{error,data,reason}' AS long_uri,
+       coalesce((SELECT f.calls FROM pg_stat_xact_user_functions f WHERE f.funcname = '_resources_notes'), 0) AS kinds_asked;
+RESET track_functions;
+
+-- Completion reads what the typed text names, not the workspace: 2,000
+-- notes in folders, and the rows of notes each completion read (by index
+-- or otherwise; counted for this transaction).
+SELECT count(mcp_notes.add_note(format('file:///t/rp/big/d%s/n%s.md', i / 100, i), 'big ' || i))
+FROM generate_series(1, 2000) i;
+CREATE FUNCTION t.reads() RETURNS bigint LANGUAGE sql AS $$
+    SELECT coalesce((SELECT r.idx_tup_fetch + r.seq_tup_read FROM pg_stat_xact_user_tables r
+                     WHERE r.schemaname = 'mcp_notes' AND r.relname = 'notes'), 0)
+$$;
+BEGIN;
+SELECT t.reads() AS r0 \gset
+SELECT t.rp('rita', 'completion/complete', '{"ref": {"type": "ref/resource", "uri": "file:///t/rp/{+path}"}, "argument": {"name": "path", "value": "big/d17/n170"}}')
+       #> '{result,completion}' AS path_values;
+SELECT t.reads() - :r0 < 30 AS path_read_only_the_prefix;
+SELECT mcp_notes.add_note('file:///t/rp/big/idnote.md', 'id note') AS idnote \gset
+SELECT t.reads() AS r2 \gset
+SELECT t.complete('rita', 'noteId', left(:'idnote', 6), 'file:///t/rp') -> 'values' = jsonb_build_array(:'idnote') AS id_values;
+SELECT t.reads() - :r2 < 30 AS id_read_only_the_key_range;
+COMMIT;
+-- ids complete from 4 typed characters of an id's form; fewer, or another
+-- form, suggest nothing
+SELECT t.complete('rita', 'noteId', left(:'idnote', 3), 'file:///t/rp') AS three_characters,
+       t.complete('rita', 'noteId', 'ABCD', 'file:///t/rp') AS upper_case,
+       t.complete('rita', 'noteId', left(:'idnote', 8) || 'x', 'file:///t/rp') AS not_an_id,
+       t.complete('rita', 'noteId', :'idnote', 'file:///t/rp') -> 'values' = jsonb_build_array(:'idnote') AS the_whole_id;
+
+-- Titles leave as labels: resources/list, prompt text, completion values
+-- are printable; a completed title names its note in prompts/get.
+SELECT mcp_notes.add_note('file:///t/rp/bidi.md', E'memo \u202Etxt.exe\u202C\nnext', 'memo body') AS bidi \gset
+CREATE FUNCTION t.invisible(s text) RETURNS boolean LANGUAGE sql AS $$
+    SELECT s ~ '[\u0001-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\uFEFF]'
+$$;
+SELECT r ->> 'name' AS name, t.invisible(r::text) AS resource_has_invisible
+FROM jsonb_array_elements(t.rp('rita', 'resources/list') #> '{result,resources}') r WHERE r ->> 'uri' = 'file:///t/rp/bidi.md';
+SELECT t.complete('rita', 'title', 'memo', 'file:///t/rp') -> 'values' AS completed,
+       t.invisible((t.complete('rita', 'title', 'memo', 'file:///t/rp') -> 'values')::text) AS has_invisible;
+SELECT x #>> '{result,description}' AS description, x #>> '{result,messages,1,content,resource,text}' AS note_text,
+       t.invisible(x #>> '{result,description}') OR t.invisible(x #>> '{result,messages,0,content,text}') AS has_invisible,
+       x #>> '{result,messages,1,content,resource,uri}' AS uri
+FROM t.rp('rita', 'prompts/get', jsonb_build_object('name', 'review_note', 'arguments', jsonb_build_object(
+        'workspaceUri', 'file:///t/rp', 'title', t.complete('rita', 'title', 'memo', 'file:///t/rp') -> 'values' ->> 0))) x;
 
 -- the registries decide what features() advertises
 BEGIN;

@@ -84,6 +84,39 @@ FROM (VALUES ('other phase', '{"phase": "done"}'::jsonb),
              ('other principal', '{"principal": "bob"}'),
              ('candidates list another note', jsonb_build_object('candidates', jsonb_build_array(t.note_id('state note b'))))) AS v(label, change);
 
+-- The seal's own purpose and lifetime (covered by the MAC, set by _seal):
+-- a delete state is for notes_delete and lives state_ttl.  The same claims
+-- sealed for any other purpose are refused by purpose, before anything
+-- they claim is read.
+SELECT x ->> 'purpose' AS purpose, (x ->> 'exp')::bigint - (x ->> 'iat')::bigint AS lifetime_s,
+       x #> '{claims}' ? 'purpose' AS purpose_in_claims
+FROM mcp_notes._open_state(:'s') x;
+SELECT p AS sealed_for, t.outcome(t.call('alice', 'file:///t/state', 'state note', :'yes'::jsonb,
+                                          mcp_notes._seal(p, mcp_notes._open_state(:'s') -> 'claims'))) AS outcome
+FROM unnest(ARRAY['cursor', 'resources_cursor', 'conformance', 'notes_delete_2']) p;
+-- _open_sealed: seal, purpose, expiry, principal, in that order.
+SELECT label, mcp_notes._open_sealed(tok, purpose, who) - 'claims' - 'nonce' - 'iat' - 'exp' - 'kid' - 'expires' AS opened
+FROM (VALUES ('good', :'s', 'notes_delete', 'alice'),
+             ('other purpose', :'s', 'cursor', 'alice'),
+             ('other principal', :'s', 'notes_delete', 'bob'),
+             ('not sealed', 'v1.1.e30.AAAA', 'notes_delete', 'alice'),
+             ('null', NULL, 'notes_delete', 'alice')) AS v(label, tok, purpose, who);
+-- What _seal refuses to make: no purpose, a purpose that is not a name, a
+-- lifetime outside 1 s .. 1 day (a retired key is pruned after a day), no
+-- claims or claims that are not an object.
+\set VERBOSITY terse
+SELECT mcp_notes._seal(NULL, '{}');
+SELECT mcp_notes._seal('Cursor', '{}');
+SELECT mcp_notes._seal('a"b', '{}');
+SELECT mcp_notes._seal(repeat('p', 65), '{}');
+SELECT mcp_notes._seal('cursor', '{}', 0);
+SELECT mcp_notes._seal('cursor', '{}', 86401);
+SELECT mcp_notes._seal('cursor', NULL);
+SELECT mcp_notes._seal('cursor', '[1]');
+\set VERBOSITY default
+SELECT (x ->> 'exp')::bigint - (x ->> 'iat')::bigint AS one_day
+FROM mcp_notes._open_state(mcp_notes._seal('cursor', '{}', 86400)) x;
+
 -- Expiry is judged on the database clock.
 SET mcp_notes.state_ttl = '1s';
 SELECT t.state(t.call('alice', 'file:///t/state', 'state note')) AS short \gset

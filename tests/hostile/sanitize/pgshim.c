@@ -158,6 +158,14 @@ cstring_to_text_with_len(const char *s, int len)
 	return t;
 }
 
+char *
+text_to_cstring(const text *t)
+{
+	const struct varlena *v = (const struct varlena *) t;
+
+	return pnstrdup(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
+}
+
 /* ---------------------------------------------------------------- jsonb */
 
 Jsonb *

@@ -1,7 +1,8 @@
 /*
  * state_check.c
  *		extension/src/state.c (unchanged) outside the server, under
- *		AddressSanitizer + UndefinedBehaviorSanitizer: seal, open, and open
+ *		AddressSanitizer + UndefinedBehaviorSanitizer: seal (_seal_state, as
+ *		1.3 sealed, and _seal with a purpose and a lifetime), open, and open
  *		again after every kind of damage an attacker can do to a requestState.
  *		Built and run by tests/suites/sanitizers with pgshim.c.
  *
@@ -32,6 +33,7 @@
 #include "mcp_notes.h"
 #include "pgshim.h"
 
+extern Datum mcp_notes_seal(PG_FUNCTION_ARGS);
 extern Datum mcp_notes_seal_state(PG_FUNCTION_ARGS);
 extern Datum mcp_notes_open_state(PG_FUNCTION_ARGS);
 extern Datum mcp_notes_random_bytes(PG_FUNCTION_ARGS);
@@ -94,6 +96,34 @@ call1(PGFunction f, Datum arg, Datum *result)
 		return false;
 	}
 	*result = f(fcinfo);
+	shim_catch = NULL;
+	if (shim_spi_depth() != 0)
+		failf("SPI_connect without SPI_finish (depth %d)", shim_spi_depth());
+	return true;
+}
+
+/* _seal(purpose, claims, lifetime) with ereport(ERROR) caught; NULL arguments as SQL NULLs */
+static bool
+call_seal(const char *purpose, const char *claims_json, const int *lifetime, Datum *result)
+{
+	jmp_buf		jb;
+	LOCAL_FCINFO(fcinfo, 3);
+
+	InitFunctionCallInfoData(*fcinfo, NULL, 3, InvalidOid, NULL, NULL);
+	fcinfo->args[0].isnull = purpose == NULL;
+	fcinfo->args[0].value = purpose ? PointerGetDatum(cstring_to_text_with_len(purpose, (int) strlen(purpose))) : 0;
+	fcinfo->args[1].isnull = claims_json == NULL;
+	fcinfo->args[1].value = claims_json ? PointerGetDatum(shim_jsonb(claims_json)) : 0;
+	fcinfo->args[2].isnull = lifetime == NULL;
+	fcinfo->args[2].value = lifetime ? Int32GetDatum(*lifetime) : 0;
+	shim_catch = &jb;
+	if (setjmp(jb) != 0)
+	{
+		shim_catch = NULL;
+		shim_spi_reset();
+		return false;
+	}
+	*result = mcp_notes_seal(fcinfo);
 	shim_catch = NULL;
 	if (shim_spi_depth() != 0)
 		failf("SPI_connect without SPI_finish (depth %d)", shim_spi_depth());
@@ -407,6 +437,61 @@ check_seal_and_open(void)
 	report("seal_and_open", before);
 }
 
+/*
+ * _seal: the purpose and the lifetime are the seal's own (in the payload,
+ * under the MAC); NULL lifetime is state_ttl; what it refuses to make.
+ */
+static void
+check_purpose_and_lifetime(void)
+{
+	int			before = failures;
+	static const int lifetimes[] = {1, 3600, 86400};
+	static const int bad_lifetimes[] = {0, -1, 86401};
+	static const char *const bad_purposes[] = {"", "Cursor", "a\"b", "9lives", "a-b",
+		"pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"};
+	Datum		d;
+
+	for (int i = 0; i < 4; i++)
+	{
+		const int  *lifetime = i < 3 ? &lifetimes[i] : NULL;
+		bool		raised;
+		json_object *o,
+				   *v,
+				   *iat;
+		text	   *t;
+		char	   *st;
+
+		if (!call_seal("notes_delete", CLAIMS, lifetime, &d))
+		{
+			failf("_seal raised: %s", shim_errmsg);
+			continue;
+		}
+		t = (text *) DatumGetPointer(d);
+		st = pnstrdup(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+		if (oracle(st, strlen(st)) != NULL)
+			failf("the oracle refuses a token of _seal: %s", oracle(st, strlen(st)));
+		o = open_state(st, strlen(st), &raised);
+		if (raised || !json_object_object_get_ex(o, "purpose", &v) ||
+			strcmp(json_object_get_string(v), "notes_delete") != 0)
+			failf("the purpose is not in the opened payload: %s", st);
+		else if (!json_object_object_get_ex(o, "iat", &iat) || !json_object_object_get_ex(o, "exp", &v) ||
+				 json_object_get_int64(v) - json_object_get_int64(iat) != (lifetime ? *lifetime : mcpn_state_ttl))
+			failf("exp is not iat + the lifetime %d", lifetime ? *lifetime : mcpn_state_ttl);
+		judge("sealed with a purpose", st, strlen(st));
+		json_object_put(o);
+	}
+	for (size_t i = 0; i < lengthof(bad_purposes); i++)
+		if (call_seal(bad_purposes[i], CLAIMS, NULL, &d))
+			failf("the purpose \"%s\" was sealed", bad_purposes[i]);
+	for (size_t i = 0; i < lengthof(bad_lifetimes); i++)
+		if (call_seal("cursor", CLAIMS, &bad_lifetimes[i], &d))
+			failf("the lifetime %d was sealed", bad_lifetimes[i]);
+	if (call_seal(NULL, CLAIMS, NULL, &d) || call_seal("cursor", NULL, NULL, &d) ||
+		call_seal("cursor", "[1]", NULL, &d))
+		failf("no purpose, no claims or claims that are not an object were sealed");
+	report("purpose_and_lifetime", before);
+}
+
 static void
 check_errors(void)
 {
@@ -627,6 +712,7 @@ main(int argc, char **argv)
 	check_seal_and_open();
 	if (A == NULL)
 		return 1;
+	check_purpose_and_lifetime();
 	check_errors();
 	check_bit_flips();
 	check_truncations_and_edits();

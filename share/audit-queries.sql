@@ -1,5 +1,5 @@
 -- Questions operators ask of the audit.  Run with
---   psql -d <database> -f sql/audit-queries.sql
+--   psql -d <database> -f share/audit-queries.sql
 -- or copy the one you need.  delete_audit is append-only: one row per answer
 -- to a notes_delete confirmation form.  change_audit (at the end) is
 -- append-only too: one row per note written by notes_create or notes_update.
@@ -81,3 +81,51 @@ SELECT at, principal, 'delete ' || outcome, request_id, gateway_id
 FROM mcp_notes.delete_audit
 WHERE note_uri = mcp_notes.normalize_uri('file:///work/notes/tps-2024.md')
 ORDER BY at;
+
+\echo 'Who changed what when, across every audit table (the last 7 days)'
+SELECT at, principal AS who, 'note ' || action AS what, note_uri, title, gateway_id AS via
+FROM mcp_notes.change_audit WHERE at > now() - interval '7 days'
+UNION ALL
+SELECT at, principal, 'delete ' || outcome, note_uri, title, gateway_id
+FROM mcp_notes.delete_audit WHERE at > now() - interval '7 days'
+UNION ALL
+SELECT at, actor, 'operator ' || action, note_uri, title, 'sql'
+FROM mcp_notes.operator_audit WHERE at > now() - interval '7 days'
+ORDER BY at DESC;
+
+-- Note versions: the text each notes_update replaced, the last text of each
+-- deleted note (kept for version_policy's retention), the text each
+-- restore replaced.  Bring one back with
+--   SELECT mcp_notes.restore_note_version(<version_id>);
+
+\echo 'The versions of one note (replace the URI, or pass a note id)'
+SELECT version_id, reason, title, excerpt, bytes, updated_at, kept_at, principal, prunable_from
+FROM mcp_notes.note_versions('file:///work/notes/tps-2024.md');
+
+\echo 'Version storage per principal (as of the last audit_tick) against the budget'
+SELECT u.principal, pg_size_pretty(u.bytes) AS kept, u.versions, pg_size_pretty(p.principal_budget) AS budget,
+       round(100.0 * u.bytes / nullif(p.principal_budget, 0), 1) AS percent, u.folded_at
+FROM mcp_notes.version_usage u, mcp_notes._version_policy() p
+ORDER BY u.bytes DESC;
+
+\echo 'Verify the audit chain (ok, or the first broken link)'
+SELECT * FROM mcp_notes.verify_audit();
+
+\echo 'The head to export (keep it outside the database; check it later with verify_audit(up_to => seq, head => head))'
+SELECT * FROM mcp_notes.audit_head();
+
+\echo 'Unconfirmed writes: updates without expectedUpdatedAt, by principal and hour (the last 7 days)'
+SELECT principal, date_trunc('hour', at) AS hour,
+       count(*) FILTER (WHERE expected_updated_at IS NULL) AS unconfirmed,
+       count(*) AS updates
+FROM mcp_notes.change_audit
+WHERE action = 'update' AND at > now() - interval '7 days'
+GROUP BY 1, 2
+HAVING count(*) FILTER (WHERE expected_updated_at IS NULL) > 0
+ORDER BY 2 DESC, 3 DESC;
+
+\echo 'The operator acts: restores, prunes, policy changes, audit retention'
+SELECT at, actor, action, note_uri, version_id, detail
+FROM mcp_notes.operator_audit
+ORDER BY at DESC
+LIMIT 50;

@@ -2,13 +2,13 @@
 -- (@modelcontextprotocol/conformance, `conformance server`), served to every
 -- principal.  NEVER loaded by default: a test database only.
 --
---   psql -v ON_ERROR_STOP=1 -d DB -f sql/conformance-fixture.sql    (as a superuser)
+--   psql -v ON_ERROR_STOP=1 -d DB -f share/conformance-fixture.sql    (as a superuser)
 --
 -- Everything here goes through the mechanisms the real surface uses: tools
 -- are rows of mcp_notes.tools with handlers _tool_<name>, prompts rows of
 -- mcp_notes.prompts with _prompt_<name> (and _complete_<name>), resources a
 -- resource kind with _resources_<name>; multi-round tools seal their state
--- with _seal_state and open it with _open_state, spend it once in
+-- with _seal (purpose conformance) and open it with _open_sealed, spend it once in
 -- spent_states, and check client capabilities per request like
 -- notes_delete.  Loading it twice is harmless.  docs/conformance.md.
 
@@ -94,14 +94,15 @@ CREATE OR REPLACE FUNCTION _conformance_seal(principal text, request jsonb, phas
 RETURNS text
 LANGUAGE sql VOLATILE SET search_path = mcp_notes, pg_temp
 AS $$
-    SELECT _seal_state(jsonb_build_object(
-        'purpose', 'conformance', 'principal', principal, 'method', request ->> 'method',
+    SELECT _seal('conformance', jsonb_build_object(
+        'principal', principal, 'method', request ->> 'method',
         'tool', request #>> '{params,name}', 'phase', phase, 'data', data))
 $$;
 COMMENT ON FUNCTION _conformance_seal(text, jsonb, text, jsonb) IS 'Conformance fixture: a sealed requestState for one phase of a fixture tool';
 
--- Opens the request's state with the checks notes_delete makes: seal,
--- expiry, principal, method and tool, phase, not yet spent.
+-- Opens the request's state with the checks notes_delete makes: the
+-- extension's opener (_open_sealed: seal, purpose, expiry, principal), then
+-- method and tool, phase, not yet spent.
 CREATE OR REPLACE FUNCTION _conformance_open(principal text, request jsonb, phases text[],
                                              OUT outcome jsonb, OUT state jsonb)
 LANGUAGE plpgsql VOLATILE SET search_path = mcp_notes, pg_temp
@@ -113,17 +114,13 @@ BEGIN
         outcome := _invalid_params('state_missing', 'invalid requestState: this step needs the state of the previous one');
         RETURN;
     END IF;
-    state := _open_state(request #>> '{params,requestState}');
-    IF NOT (state ->> 'ok')::boolean THEN
-        outcome := _invalid_params(state ->> 'reason', 'invalid requestState: ' || (state ->> 'message'));
-        RETURN;
-    END IF;
+    state := _open_sealed(request #>> '{params,requestState}', 'conformance', principal);
     claims := state -> 'claims';
     outcome := CASE
-        WHEN (state ->> 'exp')::bigint <= extract(epoch FROM clock_timestamp()) THEN
-            _invalid_params('state_expired', 'invalid requestState: it has expired')
-        WHEN claims ->> 'purpose' IS DISTINCT FROM 'conformance' OR claims ->> 'principal' IS DISTINCT FROM principal THEN
+        WHEN state ->> 'reason' IN ('state_wrong_purpose', 'state_wrong_principal') THEN
             _invalid_params('state_wrong_principal', 'invalid requestState: it was issued to another principal or purpose')
+        WHEN NOT (state ->> 'ok')::boolean THEN
+            _invalid_params(state ->> 'reason', 'invalid requestState: ' || (state ->> 'message'))
         WHEN claims ->> 'method' IS DISTINCT FROM request ->> 'method'
              OR claims ->> 'tool' IS DISTINCT FROM request #>> '{params,name}' THEN
             _invalid_params('state_wrong_method', 'invalid requestState: it was issued for another method or tool')
@@ -184,9 +181,29 @@ CREATE OR REPLACE FUNCTION _tool_test_error_handling(principal text, request jso
 LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
 AS $$ SELECT _tool_result('This tool intentionally returns an error for testing', NULL, true) $$;
 
+-- Log messages go out as notifications before the result, like progress;
+-- _tools_call keeps only those at or above the request's logLevel (the
+-- 2026 _meta key, or the 2025 session's logging/setLevel), none without one.
 CREATE OR REPLACE FUNCTION _tool_test_logging_tool(principal text, request jsonb) RETURNS jsonb
 LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
-AS $$ SELECT _tool_result('Done; no log level was requested, so nothing was logged.') $$;
+AS $$
+    SELECT _tool_result('Done: logged one message at debug, info and warning each.')
+           || jsonb_build_object('notifications', jsonb_build_array(
+                  _log_message('debug', 'test_logging_tool', '"a debug message"'),
+                  _log_message('info', 'test_logging_tool', '"an info message"'),
+                  _log_message('warning', 'test_logging_tool', '"a warning message"')))
+$$;
+
+-- tools-call-with-logging (2025-11-25): three info messages, then the result.
+CREATE OR REPLACE FUNCTION _tool_test_tool_with_logging(principal text, request jsonb) RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = mcp_notes, pg_temp
+AS $$
+    SELECT _tool_result('Tool with logging executed successfully')
+           || jsonb_build_object('notifications', jsonb_build_array(
+                  _log_message('info', 'test_tool_with_logging', '"Tool execution started"'),
+                  _log_message('info', 'test_tool_with_logging', '"Tool processing data"'),
+                  _log_message('info', 'test_tool_with_logging', '"Tool execution completed"')))
+$$;
 
 -- Progress goes out as notifications before the result (the gateway makes
 -- the answer an SSE stream of them, docs/contract.md): all at once, when
@@ -540,7 +557,7 @@ FROM (VALUES
     (5, 'test_multiple_content_types', 'Returns text, an image and a resource', NULL),
     (6, 'test_error_handling', 'Always fails with isError: true', NULL),
     (7, 'test_tool_with_progress', 'Reports progress 0, 50, 100 when given a progressToken', NULL),
-    (8, 'test_logging_tool', 'Logs nothing unless a log level is requested', NULL),
+    (8, 'test_logging_tool', 'Logs at debug, info and warning; nothing unless a log level is requested', NULL),
     (9, 'test_missing_capability', 'Needs the sampling capability (-32021 without it)', NULL),
     (10, 'test_streaming_elicitation', 'Asks through an input_required result', NULL),
     (11, 'test_input_required_result_elicitation', 'Asks the user for a name (ephemeral)', NULL),
@@ -564,7 +581,8 @@ FROM (VALUES
     (21, 'test_sampling', 'Asks the client model (sampling/createMessage) the given prompt',
      '{"type": "object", "properties": {"prompt": {"type": "string", "description": "The prompt to send to the model"}}, "required": ["prompt"]}'::jsonb),
     (22, 'test_elicitation_sep1034_defaults', 'Asks with a default for every primitive type (SEP-1034)', NULL),
-    (23, 'test_elicitation_sep1330_enums', 'Asks with the five enum schema shapes (SEP-1330)', NULL)
+    (23, 'test_elicitation_sep1330_enums', 'Asks with the five enum schema shapes (SEP-1330)', NULL),
+    (24, 'test_tool_with_logging', 'Logs three info messages (at the level the client set)', NULL)
 ) AS t(i, name, description, schema)
 ON CONFLICT (name) DO UPDATE SET position = excluded.position, descriptor = excluded.descriptor, handler = excluded.handler;
 
@@ -720,7 +738,7 @@ BEGIN
         EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
         IF obj_description(f, 'pg_proc') IS NULL THEN
             EXECUTE format('COMMENT ON FUNCTION %s IS %L', f,
-                           'Conformance fixture (sql/conformance-fixture.sql): ' || split_part(f::text, '(', 1));
+                           'Conformance fixture (share/conformance-fixture.sql): ' || split_part(f::text, '(', 1));
         END IF;
     END LOOP;
 END;
@@ -749,7 +767,7 @@ AS $$
 $$;
 REVOKE ALL ON FUNCTION _tool_test_param_headers(text, jsonb) FROM PUBLIC;
 COMMENT ON FUNCTION _tool_test_param_headers(text, jsonb) IS
-'Conformance fixture (sql/conformance-fixture.sql): echoes the x-mcp-header arguments of test_param_headers';
+'Conformance fixture (share/conformance-fixture.sql): echoes the x-mcp-header arguments of test_param_headers';
 
 INSERT INTO tools (name, position, descriptor, handler)
 VALUES ('test_param_headers', 1100, jsonb_build_object(
