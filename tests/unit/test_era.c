@@ -1,7 +1,7 @@
 /*
  * test_era.c
  *		gateway/src/era.c and the routing branch of endpoint.c: which era's
- *		handler a message goes to.  endpoint.c is linked unchanged; the two
+ *		handler a message goes to.  endpoint.c is linked unchanged; the
  *		handlers it routes to (mcp.c, legacy.c, which need the database) are
  *		replaced here by recorders of which one was called, and the body is
  *		parsed by the real jsonrpc.c.
@@ -18,7 +18,7 @@
 
 enum called
 {
-	NONE, MODERN, LEGACY, PARSE_ERROR, DELETE
+	NONE, MODERN, LEGACY, PARSE_ERROR, DELETE, GET
 };
 static enum called last;
 
@@ -51,6 +51,13 @@ legacy_delete(const struct mcp_headers *h, bool may_block, struct mcp_reply *r)
 {
 	(void) h, (void) may_block, (void) r;
 	last = DELETE;
+}
+
+void
+legacy_get(const struct mcp_headers *h, bool may_block, struct mcp_reply *r)
+{
+	(void) h, (void) may_block, (void) r;
+	last = GET;
 }
 
 /* where endpoint_process sends body with MCP-Protocol-Version header version (NULL: none) */
@@ -154,6 +161,19 @@ delete_goes_to_the_legacy_era(void)
 	CHECK(last == DELETE);
 }
 
+/* GET /mcp is only the 2025 era's session stream */
+static void
+get_goes_to_the_legacy_era(void)
+{
+	struct mcp_headers h;
+	struct mcp_reply r;
+
+	memset(&h, 0, sizeof(h));
+	last = NONE;
+	endpoint_get(&h, false, &r);
+	CHECK(last == GET);
+}
+
 int
 main(void)
 {
@@ -166,5 +186,6 @@ main(void)
 	RUN(M, unparsable_body_is_a_parse_error);
 	RUN(M, version_compared_as_a_date);
 	RUN(M, delete_goes_to_the_legacy_era);
+	RUN(M, get_goes_to_the_legacy_era);
 	return unit_status();
 }
