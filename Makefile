@@ -5,9 +5,9 @@
 PG_CONFIG ?= pg_config
 export PG_CONFIG
 
-.PHONY: all extension gateway fsd unit install check check-quick conformance run demo fuzz soak bench bench-quick clean compose-test
+.PHONY: all extension gateway fsd jwks unit install check check-quick conformance run demo fuzz soak bench bench-quick clean compose-test
 
-all: extension gateway fsd
+all: extension gateway fsd jwks
 
 extension:
 	$(MAKE) -C extension
@@ -15,6 +15,9 @@ extension:
 gateway:
 	$(MAKE) -C gateway
 
+# the OAuth issuers' key fetcher (docs/operations.md, "OAuth")
+jwks:
+	$(MAKE) -C jwks
 fsd:
 	$(MAKE) -C fsd
 
@@ -74,5 +77,6 @@ bench-quick:
 clean:
 	$(MAKE) -C extension clean
 	-$(MAKE) -C gateway clean
+	-$(MAKE) -C jwks clean
 	-$(MAKE) -C fsd clean
 	-$(MAKE) -C tests/unit clean

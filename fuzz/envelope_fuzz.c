@@ -871,8 +871,8 @@ check_reply(const struct request *rq, const struct view *v, const struct mcp_rep
 	check_field("reason", r->log.reason, sizeof(r->log.reason));
 	check_field("detail", r->log.detail, sizeof(r->log.detail));
 
-	if ((r->http_status == 401) != (r->www_authenticate != NULL))
-		fail("WWW-Authenticate must come with 401 and only with it");
+	if ((r->http_status == 401 || r->http_status == 403) != (r->www_authenticate != NULL))
+		fail("WWW-Authenticate must come with 401 or 403 and only with it");
 	if ((r->http_status == 503) != r->retry_after)
 		fail("Retry-After must come with 503 and only with it");
 	if (r->log.code != 0 && (r->log.code == -32002 || r->log.code == -32042 || (r->log.code <= -32000 && r->log.code >= -32019) ||

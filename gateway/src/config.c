@@ -99,6 +99,10 @@ static const struct setting settings[] = {
 	"SECONDS", "Legacy era (2025-11-25 and older): an Mcp-Session-Id unused this long expires (every request renews it)."},
 	{"legacy-wait-ms", "MCP_NOTES_LEGACY_WAIT_MS", NULL, NULL, SET_INT, OFF(legacy_wait_ms), "60000", 100, 86400000,
 	"MS", "Legacy era: how long a tools/call stream waits for the client's answer to a server request (elicitation/create), time enough for a human to read a form and answer, before it ends with a tool error."},
+	{"public-url", "MCP_NOTES_PUBLIC_URL", NULL, NULL, SET_STRING, OFF(public_url), "", 0, 0,
+	"URL", "The endpoint's public URL as clients reach it (https://notes.example/mcp; http only on loopback): the OAuth resource of RFC 8707, served as Protected Resource Metadata at /.well-known/oauth-protected-resource[/PATH] and named in every 401; never derived from Host. It must equal the database's mcp_notes.oauth_resource. Empty = no metadata (operator tokens only)."},
+	{"authorization-servers", "MCP_NOTES_AUTHORIZATION_SERVERS", NULL, NULL, SET_STRING, OFF(authorization_servers), "", 0, 0,
+	"LIST", "Comma-separated issuer URLs the Protected Resource Metadata names (needed with --public-url); the database trusts only the issuers added with mcp_notes.add_oauth_issuer."},
 	{"max-listen-streams", "MCP_NOTES_MAX_LISTEN_STREAMS", NULL, NULL, SET_INT, OFF(max_listen_streams), "16", 0, 100000,
 	"N", "Streams of change notifications this gateway holds at once (subscriptions/listen, the 2025-era GET stream); each holds a worker thread, so keep it below --max-connections. More are refused (-32603, HTTP 200); 0 = none."},
 };
@@ -132,7 +136,8 @@ usage(FILE *out)
 			"Usage: mcp-notes-gateway [OPTION]...\n"
 			"Stateless MCP %s server (Streamable HTTP, POST /mcp; also the 2025-11-25 era\n"
 			"with sessions) in front of the PostgreSQL extension mcp_notes.  Endpoints:\n"
-			"POST /mcp, DELETE /mcp, GET /healthz, GET /readyz (and GET /metrics on\n"
+			"POST /mcp, DELETE /mcp, GET /healthz, GET /readyz, with --public-url GET\n"
+			"/.well-known/oauth-protected-resource[/PATH] (and GET /metrics on\n"
 			"--metrics-listen); or --stdio.\n\n"
 			"Options (flag, environment variable, default):\n",
 			GW_PROTOCOL_VERSION);

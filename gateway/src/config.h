@@ -18,7 +18,8 @@
 #define GW_JSON_MAX_DEPTH		64			/* nesting of request bodies */
 #define GW_THREAD_STACK_SIZE	(512 * 1024)	/* per event or worker thread */
 #define GW_CONNECTION_MEMORY	(16 * 1024)		/* MHD per-connection buffer: request line and headers */
-#define GW_MAX_TOKEN_LEN		1024		/* longer bearer tokens are refused unseen */
+#define GW_MAX_TOKEN_LEN		8192		/* longer bearer tokens are refused unseen (JWTs of
+										 * real IdPs reach 2-3 KB; the database reads 16 KB) */
 
 struct gw_config
 {
@@ -46,6 +47,8 @@ struct gw_config
 	long		stdio;			/* --stdio: 0 or 1 */
 	long		legacy_session_ttl;
 	long		legacy_wait_ms;
+	char	   *public_url;		/* --public-url: the OAuth resource; empty = no metadata */
+	char	   *authorization_servers;	/* --authorization-servers: issuers for the metadata */
 	long		max_listen_streams;
 
 	/* derived by config_load() */

@@ -21,7 +21,8 @@
  * MHD_USE_ITC lets MHD_quiesce_daemon() stop the listener for draining and
  * MHD_resume_connection() wake an event thread.
  *
- * Per request, in this order: Origin (403) -> path (404) -> HTTP method
+ * Per request, in this order: Origin (403; not for the public Protected
+ * Resource Metadata, prm.c) -> path (404) -> HTTP method
  * (405 + Allow) -> Content-Type (415) -> Content-Length (413) -> body read
  * under the cap (beyond it nothing more is stored; see on_request for 413)
  * -> mcp_process().  Rejections of /mcp are queued on the first callback,
@@ -54,6 +55,7 @@
 #include "log.h"
 #include "mcp.h"
 #include "metrics.h"
+#include "prm.h"
 #include "sse.h"
 #include "text.h"
 #include "version.h"
@@ -74,6 +76,7 @@ enum req_route
 	ROUTE_MCP,
 	ROUTE_HEALTHZ,
 	ROUTE_READYZ,
+	ROUTE_PRM,					/* Protected Resource Metadata (prm.c) */
 	ROUTE_OTHER					/* 404 */
 };
 
@@ -102,6 +105,7 @@ struct req_ctx
 	const char *bad_field;		/* why a header line is not one the gateway will guess at */
 	bool		close_after;	/* send Connection: close with the answer */
 	bool		is_delete;		/* DELETE /mcp: the legacy era's end of a session */
+	const char *metadata;		/* ROUTE_PRM: the document (prm.c's, static) */
 	bool		is_get;			/* GET /mcp: the legacy era's session stream */
 	const char *forwarded_for;	/* the last X-Forwarded-For line, for clientaddr_resolve() */
 	char		peer[GW_ADDR_TEXT];	/* the client address: the TCP peer or, behind a trusted proxy, its last hop */
@@ -374,6 +378,7 @@ struct resp_extra
 	const char *www_auth;
 	bool		retry_after;
 	const char *session_id;		/* Mcp-Session-Id (legacy initialize) */
+	bool		cors;			/* public metadata: any origin may read it */
 };
 
 static enum MHD_Result
@@ -400,6 +405,12 @@ respond(struct MHD_Connection *conn, struct req_ctx *rc, unsigned status, const 
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
 	if (x && x->session_id && x->session_id[0])
 		MHD_add_response_header(resp, "Mcp-Session-Id", x->session_id);
+	if (x && x->cors)
+	{
+		MHD_add_response_header(resp, "Access-Control-Allow-Origin", "*");
+		MHD_add_response_header(resp, "Access-Control-Allow-Methods", "GET, HEAD, OPTIONS");
+		MHD_add_response_header(resp, "Access-Control-Allow-Headers", "MCP-Protocol-Version");
+	}
 	if (is_draining() || rc->close_after)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(conn, status, resp);
@@ -534,6 +545,26 @@ serve_probe(struct MHD_Connection *conn, struct req_ctx *rc)
 	return run_blocking(conn, rc);
 }
 
+/* Protected Resource Metadata: configuration, the same for everyone, so any origin may read it */
+static enum MHD_Result
+serve_prm(struct MHD_Connection *conn, struct req_ctx *rc)
+{
+	static const struct resp_extra metadata = {.allow = "GET, HEAD, OPTIONS", .cors = true};
+
+	if (strcmp(rc->method, "OPTIONS") == 0)
+	{
+		log_request(rc, 204, NULL, NULL);
+		return respond(conn, rc, MHD_HTTP_NO_CONTENT, NULL, &metadata);
+	}
+	if (strcmp(rc->method, "GET") != 0 && strcmp(rc->method, "HEAD") != 0)
+	{
+		log_request(rc, 405, NULL, "method not allowed");
+		return respond(conn, rc, MHD_HTTP_METHOD_NOT_ALLOWED, "{\"error\":\"method not allowed\"}", &metadata);
+	}
+	log_request(rc, 200, NULL, NULL);
+	return respond(conn, rc, 200, rc->metadata, &metadata);
+}
+
 /*
  * A reply produced while it is sent (mcp.h): an event stream, written by a
  * worker while the connection stays open.  The request line is logged now;
@@ -618,7 +649,8 @@ new_request(struct MHD_Connection *conn, const char *url, const char *method, co
 	rc->http_1_0 = version != NULL && strcmp(version, MHD_HTTP_VERSION_1_0) == 0;
 	rc->route = strcmp(url, "/mcp") == 0 ? ROUTE_MCP
 		: strcmp(url, "/healthz") == 0 ? ROUTE_HEALTHZ
-		: strcmp(url, "/readyz") == 0 ? ROUTE_READYZ : ROUTE_OTHER;
+		: strcmp(url, "/readyz") == 0 ? ROUTE_READYZ
+		: (rc->metadata = prm_document(url)) != NULL ? ROUTE_PRM : ROUTE_OTHER;
 	MHD_get_connection_values(conn, MHD_HEADER_KIND, collect_header, rc);
 	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	clientaddr_resolve(ci ? ci->client_addr : NULL, rc->forwarded_for, rc->peer, rc->proxy);
@@ -655,7 +687,7 @@ begin_request(struct MHD_Connection *conn, struct req_ctx *rc)
 		rc->close_after = true;
 		return reject(conn, rc, status, problem, NULL);
 	}
-	if (!origin_allowed(rc->origin, rc->n_origin))
+	if (rc->route != ROUTE_PRM && !origin_allowed(rc->origin, rc->n_origin))
 		return reject(conn, rc, MHD_HTTP_FORBIDDEN, "Forbidden: Origin not allowed", NULL);
 	if (rc->route != ROUTE_MCP)
 		return MHD_YES;
@@ -752,6 +784,8 @@ finish_request(struct MHD_Connection *conn, struct req_ctx *rc)
 		case ROUTE_HEALTHZ:
 		case ROUTE_READYZ:
 			return serve_probe(conn, rc);
+		case ROUTE_PRM:
+			return serve_prm(conn, rc);
 		case ROUTE_OTHER:
 			break;
 	}

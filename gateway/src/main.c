@@ -34,6 +34,7 @@
 #include "tick.h"
 #include "metrics.h"
 #include "work.h"
+#include "prm.h"
 #include "stdiomcp.h"
 #include "tokencache.h"
 #include "watchstream.h"
@@ -183,6 +184,11 @@ main(int argc, char **argv)
 		return rc > 0 ? 0 : 2;
 	}
 	log_init(gw_cfg.log_level_num, gw_cfg.gateway_id);
+	if (prm_init() != 0)
+	{
+		config_free();
+		return 2;
+	}
 
 	signal(SIGPIPE, SIG_IGN);
 	if (gw_cfg.stdio)
@@ -207,6 +213,7 @@ main(int argc, char **argv)
 	db_close();
 	features_shutdown();
 	log_event(GW_LOG_INFO, "stopped", "shutdown complete%s", idle ? "" : " (some requests were cut off)");
+	prm_free();
 	config_free();
 	return 0;
 }

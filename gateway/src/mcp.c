@@ -35,6 +35,7 @@
 #include "loglevel.h"
 #include "outcome.h"
 #include "paramheaders.h"
+#include "prm.h"
 #include "text.h"
 #include "tokencache.h"
 #include "version.h"
@@ -80,18 +81,41 @@ oauth_error(const char *code, const char *message)
 	return o;
 }
 
+/* data.scopes (an insufficient_scope outcome's), space-separated into buf; NULL when absent */
+static const char *
+needed_scopes(json_object *data, char *buf, size_t n)
+{
+	json_object *scopes;
+	size_t		used = 0;
+
+	buf[0] = '\0';
+	if (!json_object_object_get_ex(data, "scopes", &scopes) || !json_object_is_type(scopes, json_type_array))
+		return NULL;
+	for (size_t i = 0; i < json_object_array_length(scopes); i++)
+	{
+		json_object *s = json_object_array_get_idx(scopes, i);
+
+		if (json_object_is_type(s, json_type_string) && used + (size_t) json_object_get_string_len(s) + 2 < n)
+			used += (size_t) snprintf(buf + used, n - used, "%s%s", used ? " " : "", json_object_get_string(s));
+	}
+	return buf[0] ? buf : NULL;
+}
+
 /* An error of kind: status, code and headers from the outcome table; data is consumed. */
 static void
 reply_outcome(struct mcp_reply *r, json_object *id, enum outcome_kind kind, const char *message,
 			  json_object *data)
 {
 	const struct outcome *o = outcome_of(kind);
+	char		scopes[256];
 
 	if (message == NULL)
 		message = o->message;
 	outcome_wire(kind, r->era, &r->http_status, &r->log.code);
 	r->retry_after = o->retry_after;
-	r->www_authenticate = o->www_authenticate;
+	r->www_authenticate = o->challenge == NULL ? NULL
+		: prm_challenge(o->challenge[0] ? o->challenge : NULL, needed_scopes(data, scopes, sizeof(scopes)),
+						r->challenge, sizeof(r->challenge));
 	str_copy(r->log.detail, sizeof(r->log.detail), message);
 	if (o->oauth_error != NULL)
 	{

@@ -80,7 +80,8 @@ struct mcp_reply
 	unsigned int http_status;
 	char	   *body;			/* malloc'd JSON; NULL = empty body */
 	const char *content_type;	/* static; NULL = application/json */
-	const char *www_authenticate;	/* static, or NULL */
+	const char *www_authenticate;	/* NULL, or challenge below */
+	char		challenge[512];
 	const char *allow;			/* static Allow header (a 405), or NULL */
 	bool		retry_after;	/* add Retry-After: 1 */
 

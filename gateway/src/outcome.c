@@ -15,12 +15,9 @@
 #include "config.h"
 #include "jsonrpc.h"
 
-#define CHALLENGE			"Bearer realm=\"mcp-notes\""
-#define CHALLENGE_INVALID	"Bearer realm=\"mcp-notes\", error=\"invalid_token\""
-
 static const struct outcome table[N_OUTCOMES] = {
 	/*
-	 * kind, HTTP, JSON-RPC, Retry-After, WWW-Authenticate, default message,
+	 * kind, HTTP, JSON-RPC, Retry-After, challenge error, default message,
 	 * from handle(), OAuth error, and where the 2025 era differs: HTTP,
 	 * JSON-RPC
 	 */
@@ -33,13 +30,16 @@ static const struct outcome table[N_OUTCOMES] = {
 	"Unsupported protocol version", false, NULL, 0, 0},
 	[OUT_METHOD_NOT_FOUND] = {"method_not_found", 404, RPC_METHOD_NOT_FOUND, false, NULL, "Method not found", true, NULL,
 	200, 0},
-	[OUT_CREDENTIALS_MISSING] = {"credentials_missing", 401, 0, false, CHALLENGE,
+	[OUT_CREDENTIALS_MISSING] = {"credentials_missing", 401, 0, false, "",
 	"Unauthorized: send Authorization: Bearer <token>", false, "invalid_token", 0, 0},
-	[OUT_UNAUTHENTICATED] = {"unauthenticated", 401, 0, false, CHALLENGE_INVALID,
+	[OUT_UNAUTHENTICATED] = {"unauthenticated", 401, 0, false, "invalid_token",
 	"Unauthorized: the bearer token is invalid, expired or revoked", true, "invalid_token", 0, 0},
 	[OUT_INVALID_PARAMS] = {"invalid_params", 200, RPC_INVALID_PARAMS, false, NULL, "Invalid params", true, NULL, 0, 0},
 	[OUT_MISSING_CAPABILITY] = {"missing_capability", 400, RPC_MISSING_CAPABILITY, false, NULL,
 	"Missing required client capability", true, NULL, 200, RPC_INVALID_PARAMS},
+	/* data.scopes: every scope the request needs, for the challenge (RFC 6750 section 3.1) */
+	[OUT_INSUFFICIENT_SCOPE] = {"insufficient_scope", 403, 0, false, "insufficient_scope",
+	"Forbidden: the access token lacks a scope this request needs", true, "insufficient_scope", 0, 0},
 	[OUT_SESSION_NOT_FOUND] = {"session_not_found", 404, RPC_SESSION_NOT_FOUND, false, NULL, "Session not found", true, NULL, 0, 0},
 	[OUT_NO_PENDING_REQUEST] = {"no_pending_request", 400, RPC_INVALID_REQUEST, false, NULL,
 	"Bad Request: no request is waiting for this response", true, NULL, 0, 0},

@@ -3,7 +3,7 @@
  *		The one outcome table: every way a request can end, whether the
  *		gateway, the extension (an outcome object's error.kind) or a SQLSTATE
  *		decided it, and what each becomes on the wire (HTTP status, JSON-RPC
- *		code or OAuth error, Retry-After, WWW-Authenticate).  docs/gateway.md
+ *		code or OAuth error, Retry-After, the WWW-Authenticate challenge).  docs/gateway.md
  *		prints it.
  */
 #ifndef GW_OUTCOME_H
@@ -27,6 +27,7 @@ enum outcome_kind
 	OUT_UNAUTHENTICATED,
 	OUT_INVALID_PARAMS,
 	OUT_MISSING_CAPABILITY,
+	OUT_INSUFFICIENT_SCOPE,		/* a JWT without a scope the request needs (403) */
 	/* ... and these, for the 2025-era adapter (docs/legacy-era.md) */
 	OUT_SESSION_NOT_FOUND,
 	OUT_NO_PENDING_REQUEST,
@@ -50,11 +51,15 @@ struct outcome
 	unsigned	http_status;
 	int			rpc_code;
 	bool		retry_after;	/* add Retry-After: 1 */
-	const char *www_authenticate;	/* NULL = none */
+	/*
+	 * A Bearer challenge (WWW-Authenticate, prm.c) with this error code, ""
+	 * for one without (no credentials were sent); NULL = no challenge.
+	 */
+	const char *challenge;
 	const char *message;		/* the client's message when the caller has none */
 	bool		extension_kind; /* handle() may return it */
 	/*
-	 * A 401: the body is the OAuth error object {"error": oauth_error,
+	 * A 401 or 403 with a challenge: the body is the OAuth error object {"error": oauth_error,
 	 * "error_description": message} of RFC 6750 / OAuth 2.1 section 5.3, as
 	 * the official MCP SDKs answer, and there is no JSON-RPC code (rpc_code
 	 * 0): MCP 2026-07-28 defines none for an unauthenticated request, and

@@ -69,9 +69,25 @@ unauthenticated_is_oauth_without_rpc_code(void)
 	const struct outcome *o = outcome_of(OUT_UNAUTHENTICATED);
 	const struct outcome *m = outcome_of(OUT_CREDENTIALS_MISSING);
 
-	CHECK(o->http_status == 401 && o->rpc_code == 0 && o->www_authenticate != NULL);
+	CHECK(o->http_status == 401 && o->rpc_code == 0);
+	CHECK_STR(o->challenge, "invalid_token");	/* a token was sent and refused */
 	CHECK_STR(o->oauth_error, "invalid_token");
-	CHECK(m->http_status == 401 && m->rpc_code == 0 && m->www_authenticate != NULL);
+	CHECK(m->http_status == 401 && m->rpc_code == 0);
+	CHECK_STR(m->challenge, "");	/* no token: a challenge without error (RFC 6750 3.1) */
+}
+
+/* a missing scope is 403 with a challenge naming it, in both eras */
+static void
+insufficient_scope_is_403_with_a_challenge(void)
+{
+	const struct outcome *o = outcome_of(OUT_INSUFFICIENT_SCOPE);
+	unsigned	s;
+	int			c;
+
+	CHECK(o->http_status == 403 && o->rpc_code == 0);
+	CHECK_STR(o->challenge, "insufficient_scope");
+	outcome_wire(OUT_INSUFFICIENT_SCOPE, ERA_WIRE_LEGACY, &s, &c);
+	CHECK(s == 403);
 }
 
 static void
@@ -141,6 +157,7 @@ main(void)
 	RUN(M, modern_wire_statuses_and_codes);
 	RUN(M, legacy_wire_differs_where_the_era_does);
 	RUN(M, unauthenticated_is_oauth_without_rpc_code);
+	RUN(M, insufficient_scope_is_403_with_a_challenge);
 	RUN(M, database_outcomes_are_503_with_retry_after);
 	RUN(M, extension_kinds_only_those_handle_may_return);
 	RUN(M, sqlstates_map_and_retry);

@@ -98,6 +98,7 @@ DECLARE
     act_time timestamptz;
     state jsonb;
     within_budget boolean;
+    acting jsonb;
 BEGIN
     IF request -> 'params' ->> 'requestState' IS NOT NULL THEN
         -- opened and checked by _delete_open_state already: only its nonce
@@ -130,15 +131,18 @@ BEGIN
             RETURN;
         END IF;
     END IF;
+    acting := _acting_token(request);
     INSERT INTO delete_audit (at, principal, workspace_uri, note_id, note_uri, title, outcome,
-                              request_id, gateway_id, client_info)
+                              request_id, gateway_id, client_info,
+                              token_iss, token_sub, token_client_id, token_jti, token_scope)
     VALUES (act_time, principal, workspace, (note).note_id, (note).uri, _title_label((note).title), outcome,
             _printable(request ->> 'requestId', 200), _printable(request ->> 'gatewayId', 200),
-            _reported_client_info(request -> 'clientInfo'));
+            _reported_client_info(request -> 'clientInfo'),
+            acting ->> 'iss', acting ->> 'sub', acting ->> 'client_id', acting ->> 'jti', acting ->> 'scope');
 END;
 $$;
 COMMENT ON FUNCTION _audit(text, jsonb, text, notes, text) IS
-'Internal: appends one row to delete_audit at the time of the act (the title as labels show it, request id, bounded gateway id and client info from the request object); a cancel once per state, declines and cancels beyond mcp_notes.audit_budget per hour counted in audit_budget';
+'Internal: appends one row to delete_audit at the time of the act (the title as labels show it, request id, bounded gateway id and client info from the request object, the acting JWT''s iss, sub, client_id, jti and scope); a cancel once per state, declines and cancels beyond mcp_notes.audit_budget per hour counted in audit_budget';
 
 -- The steps of notes_delete.  Each returns the outcome to answer with, or
 -- (the steps with an OUT outcome) NULL there to go on.

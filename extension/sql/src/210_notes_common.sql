@@ -130,15 +130,18 @@ LANGUAGE sql VOLATILE
 SET search_path = mcp_notes, pg_temp
 AS $$
     INSERT INTO change_audit (principal, workspace_uri, note_id, note_uri, title, action, fields, updated_at,
-                              request_id, gateway_id, client_info, expected_updated_at)
-    VALUES (principal, workspace, (note).note_id, (note).uri, _title_label((note).title), action, fields, (note).updated_at,
-            _printable(request ->> 'requestId', 200), _printable(request ->> 'gatewayId', 200),
-            _reported_client_info(request -> 'clientInfo'),
-            -- an update refused unless it equals the version read: a valid time here
-            CASE WHEN action = 'update' THEN (request #>> '{params,arguments,expectedUpdatedAt}')::timestamptz END)
+                              request_id, gateway_id, client_info, expected_updated_at,
+                              token_iss, token_sub, token_client_id, token_jti, token_scope)
+    SELECT principal, workspace, (note).note_id, (note).uri, _title_label((note).title), action, fields, (note).updated_at,
+           _printable(request ->> 'requestId', 200), _printable(request ->> 'gatewayId', 200),
+           _reported_client_info(request -> 'clientInfo'),
+           -- an update refused unless it equals the version read: a valid time here
+           CASE WHEN action = 'update' THEN (request #>> '{params,arguments,expectedUpdatedAt}')::timestamptz END,
+           t ->> 'iss', t ->> 'sub', t ->> 'client_id', t ->> 'jti', t ->> 'scope'
+    FROM (SELECT _acting_token(request) AS t) acting
 $$;
 COMMENT ON FUNCTION _change_audit(text, jsonb, text, notes, text, text[]) IS
-'Internal: appends one row to change_audit (the title as labels show it, request id, bounded gateway id and client info from the request object)';
+'Internal: appends one row to change_audit (the title as labels show it, request id, bounded gateway id and client info from the request object, the acting JWT''s iss, sub, client_id, jti and scope)';
 
 -- Pagination cursors of notes_list and notes_search are sealed tokens of
 -- purpose "cursor" (_seal), valid one hour, with claims of their own: the

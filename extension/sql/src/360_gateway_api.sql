@@ -87,41 +87,47 @@ COMMENT ON FUNCTION features() IS
 -- plpgsql rather than sql: a SET clause keeps an sql function from being
 -- inlined, so its query would be planned on every call; plpgsql caches the
 -- plan per session (tools/list and server/discover call this alone).
+-- VOLATILE: a JWT may provision its principal or ask for its issuer's keys
+-- (430_oauth_tokens.sql).
 CREATE OR REPLACE FUNCTION authenticate(token text) RETURNS text
-LANGUAGE plpgsql STABLE SECURITY DEFINER
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 SET search_path = mcp_notes, pg_temp
 AS $$
-DECLARE
-    who text;
 BEGIN
     PERFORM _require_own_transaction('mcp_notes.authenticate');
-    SELECT t.principal INTO who FROM tokens t
-    WHERE t.token_hash = _token_hash(token)
-      AND t.revoked_at IS NULL
-      AND t.expires_at > clock_timestamp();
-    RETURN who;
+    RETURN _authenticate(token) ->> 'principal';
 END;
 $$;
-COMMENT ON FUNCTION authenticate(text) IS 'The principal a bearer token proves, or NULL when it is unknown, expired or revoked';
+COMMENT ON FUNCTION authenticate(text) IS
+'The principal a bearer token proves (an operator token, or a JWT access token of a configured issuer), or NULL when it is unknown, expired, revoked or fails a check';
 
--- The token is checked inside the transaction that acts on the request.
+-- The token is checked inside the transaction that acts on the request,
+-- and so are a JWT's scopes, before anything of the request runs.  The
+-- handlers see the acting token as request.auth (for the audit), never
+-- what the gateway sent under that name.
 CREATE OR REPLACE FUNCTION handle(token text, request jsonb) RETURNS jsonb
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
-    principal text;
+    auth jsonb;
+    refusal jsonb;
 BEGIN
     PERFORM _require_own_transaction('mcp_notes.handle');
-    principal := authenticate(token);
-    IF principal IS NULL THEN
-        RETURN _error('unauthenticated', 'missing, invalid, expired or revoked bearer token');
+    auth := _authenticate(token);
+    IF auth ->> 'principal' IS NULL THEN
+        RETURN _error('unauthenticated', 'missing, invalid, expired or revoked bearer token',
+                      jsonb_build_object('reason', auth ->> 'reason'));
     END IF;
-    RETURN _handle(principal, request, _token_hash(token));
+    refusal := _oauth_scope_refusal(auth, request);
+    IF refusal IS NOT NULL THEN
+        RETURN refusal;
+    END IF;
+    RETURN _handle(auth ->> 'principal', _with_auth(request, auth), _token_hash(token));
 END;
 $$;
 COMMENT ON FUNCTION handle(text, jsonb) IS
-'Answers one MCP request object for the principal the bearer token proves: {"result": ...} or {"error": {"kind", "message", "data"}}';
+'Answers one MCP request object for the principal the bearer token proves (within a JWT''s scopes): {"result": ...} or {"error": {"kind", "message", "data"}}';
 
 CREATE OR REPLACE FUNCTION handle_as(principal text, request jsonb) RETURNS jsonb
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER
@@ -129,7 +135,7 @@ SET search_path = mcp_notes, pg_temp
 AS $$
 BEGIN
     PERFORM _check_principal(principal);
-    RETURN _handle(principal, request);
+    RETURN _handle(principal, _with_auth(request, NULL));
 END;
 $$;
 COMMENT ON FUNCTION handle_as(text, jsonb) IS

@@ -42,14 +42,18 @@ LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 SET search_path = mcp_notes, pg_temp
 AS $$
 DECLARE
-    principal text;
+    auth jsonb;
 BEGIN
     PERFORM _require_own_transaction('mcp_notes.call_tool');
-    principal := authenticate(token);
-    IF principal IS NULL THEN
+    auth := _authenticate(token);
+    IF auth ->> 'principal' IS NULL THEN
         RETURN _rpc_error(-32001, 'missing, invalid, expired or revoked bearer token', NULL, 401);
     END IF;
-    RETURN _call_tool(principal, tool, arguments, input_responses, request_state,
+    -- a 1.1 gateway knows no scopes and serves no OAuth metadata: JWTs go to handle()
+    IF auth ->> 'via' = 'oauth' THEN
+        RETURN _rpc_error(-32001, 'JWT access tokens need mcp-notes-gateway 2.2 or later', NULL, 401);
+    END IF;
+    RETURN _call_tool(auth ->> 'principal', tool, arguments, input_responses, request_state,
                       client_capabilities, request_id, client_info, gateway_id);
 END;
 $$;
